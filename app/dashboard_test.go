@@ -1,0 +1,536 @@
+package app_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/auth"
+	"crm/app/store"
+	"crm/app/store/storetest"
+)
+
+// dashLeads adds leads to a tenant through the store, each created at a known instant, and
+// returns the tenant's master ids by name.
+type dashLead struct {
+	at                    string // "2006-01-02 15:04:05", UTC
+	stage, status, source string
+	by                    *store.User // creator (and owner); the admin when nil
+	owner                 *store.User // owner, when not the creator
+}
+
+func masterIDs(t *testing.T, e *testEnv, f tenantFixture) map[string]int64 {
+	t.Helper()
+	ids := map[string]int64{}
+	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource} {
+		ms, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).Masters(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			ids[m.Name] = m.ID
+		}
+	}
+	return ids
+}
+
+func addDashLeads(t *testing.T, e *testEnv, f tenantFixture, leads []dashLead) {
+	t.Helper()
+	ids := masterIDs(t, e, f)
+	for i, l := range leads {
+		at, err := time.Parse("2006-01-02 15:04:05", l.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		by := f.Admin
+		if l.by != nil {
+			by = l.by
+		}
+		in := store.LeadInput{CustomerName: fmt.Sprintf("Lead %d", i), CompanyEmail: fmt.Sprintf("lead%d@%d.example.test", i, f.Tenant.ID),
+			CreatedAt: &at}
+		for _, p := range []struct {
+			dst  **int64
+			name string
+		}{{&in.LeadStageID, l.stage}, {&in.LeadStatusID, l.status}, {&in.LeadSourceID, l.source}} {
+			id := ids[p.name]
+			*p.dst = &id
+		}
+		if l.owner != nil {
+			in.OwnerID = &l.owner.ID
+		}
+		if _, _, err := e.db.Tenant(f.Tenant.ID, by.ID).CreateLead(context.Background(), in, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dashFixture: tenant Acme with a sales user limited to their own leads, the leads below,
+// and tenant Globex with leads on the same days that must never count for Acme.
+//
+// In March 2025, Acme has 6 leads: stages Leads 1, Deals 1, Won 2, Lost 2; statuses New
+// lead 3, Attempt to contact 1, Converted 2; sources Website 3, Referral 2, Campaign 1; by
+// day 1 March: 2, 10: 1, 15: 1, 20: 1, 31: 1. The sales user owns or created 3 of them
+// (Won 2, Lost 1).
+func dashFixture(t *testing.T, e *testEnv) (acme, globex tenantFixture, sales *store.User) {
+	t.Helper()
+	acme, globex = e.tenant("Acme"), e.tenant("Globex")
+	sales = e.user(acme, "sales@acme.test", map[auth.Feature]auth.Grant{
+		auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn},
+		auth.FeatureLeads:     {View: true, Create: true, Scope: auth.ScopeOwn},
+	})
+	addDashLeads(t, e, acme, []dashLead{
+		{at: "2025-02-28 23:59:59", stage: "Leads", status: "New lead", source: "Website"}, // out
+		{at: "2025-03-01 00:00:00", stage: "Leads", status: "New lead", source: "Website"},
+		{at: "2025-03-01 08:30:00", stage: "Deals", status: "Attempt to contact", source: "Referral"},
+		{at: "2025-03-10 09:00:00", stage: "Won", status: "Converted", source: "Referral", owner: sales},
+		{at: "2025-03-15 09:00:00", stage: "Won", status: "Converted", source: "Campaign", by: sales},
+		{at: "2025-03-20 09:00:00", stage: "Lost", status: "New lead", source: "Website", by: sales},
+		{at: "2025-03-31 23:59:59", stage: "Lost", status: "New lead", source: "Website"},
+		{at: "2025-04-01 00:00:00", stage: "Won", status: "Converted", source: "Website"}, // out
+	})
+	addDashLeads(t, e, globex, []dashLead{
+		{at: "2025-03-01 10:00:00", stage: "Won", status: "Converted", source: "Website"},
+		{at: "2025-03-10 10:00:00", stage: "Won", status: "Converted", source: "Website"},
+	})
+	return acme, globex, sales
+}
+
+const march2025 = "from=2025-03-01&to=2025-03-31"
+
+// slices reads a breakdown of the JSON answer as name → count, in order.
+func breakdown(t *testing.T, v any) (names []string, counts map[string]float64) {
+	t.Helper()
+	counts = map[string]float64{}
+	for _, x := range v.([]any) {
+		m := x.(map[string]any)
+		names = append(names, m["name"].(string))
+		counts[m["name"].(string)] = m["count"].(float64)
+	}
+	return names, counts
+}
+
+func TestDashboardLeadAPI(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		acme, globex, sales := dashFixture(t, e)
+		admin := e.apiClient(acme.Admin.Email)
+
+		r := admin.get("/v1/api/lead/dashboard/lead?" + march2025)
+		if r.status != 200 {
+			t.Fatalf("lead dashboard: %d %s", r.status, r.body)
+		}
+		d := r.env().Data
+		period := d["period"].(map[string]any)
+		if period["from"] != "2025-03-01" || period["to"] != "2025-03-31" || period["preset"] != "custom" || period["days"] != 31.0 {
+			t.Fatalf("period: %v", period)
+		}
+		if d["total"] != 6.0 || d["won"] != 2.0 || d["lost"] != 2.0 || d["open"] != 2.0 || d["conversion_rate"] != 50.0 {
+			t.Fatalf("figures: %s", r.body)
+		}
+		if _, ok := d["series"]; ok {
+			t.Fatalf("series in dashboard/lead: %s", r.body)
+		}
+		names, counts := breakdown(t, d["by_stage"])
+		if !slices.Equal(names, []string{"Leads", "Deals", "Won", "Lost"}) ||
+			counts["Leads"] != 1 || counts["Deals"] != 1 || counts["Won"] != 2 || counts["Lost"] != 2 {
+			t.Fatalf("funnel: %v %v", names, counts)
+		}
+		if _, c := breakdown(t, d["by_status"]); c["New lead"] != 3 || c["Attempt to contact"] != 1 || c["Converted"] != 2 {
+			t.Fatalf("by status: %v", c)
+		}
+		if _, c := breakdown(t, d["by_source"]); c["Website"] != 3 || c["Referral"] != 2 || c["Campaign"] != 1 {
+			t.Fatalf("by source: %v", c)
+		}
+
+		// Over time: one point per day, the boundary instants on their own days.
+		r = admin.get("/v1/api/lead/dashboard/lead-overview?" + march2025)
+		o := r.env().Data
+		series := o["series"].([]any)
+		if r.status != 200 || o["interval"] != "day" || o["total"] != 6.0 || len(series) != 31 {
+			t.Fatalf("overview: %d %s", r.status, r.body)
+		}
+		want := map[int]float64{0: 2, 9: 1, 14: 1, 19: 1, 30: 1}
+		for i, p := range series {
+			p := p.(map[string]any)
+			if p["count"] != want[i] || p["start"] != fmt.Sprintf("2025-03-%02d", i+1) || p["end"] != p["start"] {
+				t.Fatalf("day %d: %v", i+1, p)
+			}
+		}
+		// Wider periods step by week and by month.
+		o = admin.get("/v1/api/lead/dashboard/lead-overview?from=2025-02-01&to=2025-04-30").env().Data
+		if o["interval"] != "week" || o["total"] != 8.0 {
+			t.Fatalf("weeks: %v", o)
+		}
+		o = admin.get("/v1/api/lead/dashboard/lead-overview?from=2025-01-01&to=2025-12-31").env().Data
+		months := o["series"].([]any)
+		if o["interval"] != "month" || len(months) != 12 || months[1].(map[string]any)["count"] != 1.0 ||
+			months[2].(map[string]any)["count"] != 6.0 || months[3].(map[string]any)["count"] != 1.0 {
+			t.Fatalf("months: %v", o)
+		}
+
+		// The sales user's role limits the dashboard to their own leads.
+		own := e.apiClient(sales.Email).get("/v1/api/lead/dashboard/lead?" + march2025).env().Data
+		if own["total"] != 3.0 || own["won"] != 2.0 || own["lost"] != 1.0 || own["conversion_rate"] != 66.7 {
+			t.Fatalf("own figures: %v", own)
+		}
+		// Globex sees its two leads only.
+		g := e.apiClient(globex.Admin.Email).get("/v1/api/lead/dashboard/lead?" + march2025).env().Data
+		if g["total"] != 2.0 || g["won"] != 2.0 || g["conversion_rate"] != 100.0 {
+			t.Fatalf("globex figures: %v", g)
+		}
+		// Presets answer too; the period is reported as resolved.
+		for _, preset := range store.PeriodPresets[:5] {
+			r := admin.get("/v1/api/lead/dashboard/lead?period=" + preset)
+			if r.status != 200 || r.env().Data["period"].(map[string]any)["preset"] != preset {
+				t.Fatalf("preset %s: %d %s", preset, r.status, r.body)
+			}
+		}
+		if all := admin.get("/v1/api/lead/dashboard/lead?period=all").env().Data; all["total"] != 8.0 ||
+			all["period"].(map[string]any)["from"] != "2025-02-28" {
+			t.Fatalf("all time: %v", all)
+		}
+	})
+}
+
+func TestDashboardPeriodErrors(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		f := e.tenant("Acme")
+		c := e.apiClient(f.Admin.Email)
+		for _, tc := range []struct {
+			query string
+			field string
+			key   string
+		}{
+			{"period=decade", "period", "invalid"},
+			{"from=2025-03-31&to=2025-03-01", "to", "invalid"},
+			{"from=2025-02-30&to=2025-03-01", "from", "invalidDate"},
+			{"period=custom&to=2025-03-01", "from", "required"},
+			{"from=2000-01-01&to=2025-01-01", "to", "invalid"},
+		} {
+			for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/lead/dashboard/lead-overview", "/v1/api/client/dashboard/client"} {
+				r := c.get(path + "?" + tc.query)
+				if env := r.env(); r.status != 422 || env.Errors[tc.field] != tc.key {
+					t.Errorf("%s?%s: %d %s", path, tc.query, r.status, r.body)
+				}
+			}
+		}
+		// The page shows the refused period in the form and the summary.
+		b := e.browser(f.Admin.Email)
+		r := b.get("/home?from=2025-03-31&to=2025-03-01")
+		if r.status != 422 || !strings.Contains(r.body, `data-testid="error-summary"`) || !strings.Contains(r.body, `href="#dash-to"`) ||
+			!strings.Contains(r.body, `data-testid="count-users"`) {
+			t.Fatalf("refused period page: %d %s", r.status, r.body)
+		}
+		// htmx gets the summary in the results region, with a status it swaps.
+		r = b.get("/home?from=2025-03-31&to=2025-03-01", "HX-Request", "true", "HX-Target", "dashboard-results")
+		if r.status != 200 || !strings.Contains(r.body, `data-testid="dash-error"`) || strings.Contains(r.body, "<html") {
+			t.Fatalf("refused period fragment: %d %s", r.status, r.body)
+		}
+	})
+}
+
+func TestDashboardClientAPI(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		acme, globex := e.tenant("Acme"), e.tenant("Globex")
+		admin := e.apiClient(acme.Admin.Email)
+		own := e.user(acme, "own@acme.test", map[auth.Feature]auth.Grant{
+			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll},
+			auth.FeatureClients:   {View: true, Create: true, Scope: auth.ScopeOwn}})
+		ownClient := e.apiClient(own.Email)
+		ids := map[string]float64{}
+		for _, c := range []struct {
+			by   *client
+			name string
+		}{{admin, "c1"}, {admin, "c2"}, {ownClient, "c3"}, {admin, "c4"}} {
+			r := c.by.do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": c.name, "company_email": c.name + "@x.test"})
+			if r.status != 201 {
+				t.Fatalf("create client: %d %s", r.status, r.body)
+			}
+			ids[c.name] = r.env().Data["id"].(float64)
+		}
+		e.apiClient(globex.Admin.Email).do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "g", "company_email": "g@x.test"})
+		// Back-date them: c1 on 31 January, c2 and c3 on 1 February, c4 stays today.
+		setCreated(t, e, acme, "clients", int64(ids["c1"]), "2025-01-31 23:59:59")
+		setCreated(t, e, acme, "clients", int64(ids["c2"]), "2025-02-01 00:00:00")
+		setCreated(t, e, acme, "clients", int64(ids["c3"]), "2025-02-01 12:00:00")
+
+		r := admin.get("/v1/api/client/dashboard/client?from=2025-02-01&to=2025-02-28")
+		d := r.env().Data
+		series := d["series"].([]any)
+		if r.status != 200 || d["total"] != 2.0 || d["interval"] != "day" || len(series) != 28 || series[0].(map[string]any)["count"] != 2.0 {
+			t.Fatalf("clients in February: %d %s", r.status, r.body)
+		}
+		if d := ownClient.get("/v1/api/client/dashboard/client?from=2025-01-01&to=2025-02-28").env().Data; d["total"] != 1.0 {
+			t.Fatalf("own clients: %v", d)
+		}
+		if d := admin.get("/v1/api/client/dashboard/client?period=7d").env().Data; d["total"] != 1.0 {
+			t.Fatalf("clients this week: %v", d)
+		}
+		if d := admin.get("/v1/api/client/dashboard/client?period=all").env().Data; d["total"] != 4.0 || d["interval"] != "month" {
+			t.Fatalf("clients of all time: %v", d)
+		}
+		// That user has no view on leads: the lead dashboards are refused, and the home
+		// page shows the clients part only.
+		if r := ownClient.get("/v1/api/lead/dashboard/lead"); r.status != 403 {
+			t.Fatalf("lead dashboard without leads: %d", r.status)
+		}
+		page := e.browser(own.Email).get("/home?period=all")
+		if page.status != 200 || strings.Contains(page.body, `data-testid="chart-stage"`) ||
+			!strings.Contains(page.body, `data-testid="chart-clients-time"`) || dashFigure(t, page.body, "dash-clients") != "1" {
+			t.Fatalf("clients-only home: %d %s", page.status, page.body)
+		}
+	})
+}
+
+// setCreated moves a row's creation instant, as an import of old data would.
+func setCreated(t *testing.T, e *testEnv, f tenantFixture, table string, id int64, at string) {
+	t.Helper()
+	ts, err := time.Parse("2006-01-02 15:04:05", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.db.RunInTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.NewUpdate().Table(table).Set("created_at = ?", ts).Where("tenant_id = ? AND id = ?", f.Tenant.ID, id).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDashboardPermissions(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		f := e.tenant("Acme")
+		leadsOnly := e.user(f, "leads@acme.test", map[auth.Feature]auth.Grant{
+			auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}, auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+		c := e.apiClient(leadsOnly.Email)
+		for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/lead/dashboard/lead-overview", "/v1/api/client/dashboard/client"} {
+			if r := c.get(path); r.status != http.StatusForbidden || r.env().Message != "You do not have permission to do this." {
+				t.Errorf("%s without dashboard view: %d %s", path, r.status, r.body)
+			}
+			if r := e.client().get(path); r.status != http.StatusUnauthorized {
+				t.Errorf("%s signed out: %d", path, r.status)
+			}
+		}
+		if r := e.browser(leadsOnly.Email).get("/home"); r.status != http.StatusForbidden {
+			t.Errorf("home without dashboard view: %d", r.status)
+		}
+		// A dashboard-only role sees the tenant's counts but no lead or client figures.
+		dashOnly := e.user(f, "dash@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		r := e.browser(dashOnly.Email).get("/home")
+		if r.status != 200 || !strings.Contains(r.body, `data-testid="count-users"`) ||
+			strings.Contains(r.body, `data-testid="dash-total"`) || strings.Contains(r.body, `data-testid="dash-clients"`) {
+			t.Fatalf("dashboard-only home: %d %s", r.status, r.body)
+		}
+		dc := e.apiClient(dashOnly.Email)
+		for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/client/dashboard/client"} {
+			if r := dc.get(path); r.status != http.StatusForbidden {
+				t.Errorf("%s without the entity's view: %d", path, r.status)
+			}
+		}
+	})
+}
+
+// dashFigure reads a key figure's value from the home page.
+func dashFigure(t *testing.T, body, testID string) string {
+	t.Helper()
+	m := regexp.MustCompile(`data-testid="` + testID + `"><span class="stat-value">([^<]*)</span>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("figure %s not on the page", testID)
+	}
+	return m[1]
+}
+
+func TestDashboardHomePage(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		acme, _, sales := dashFixture(t, e)
+		b := e.browser(acme.Admin.Email)
+
+		// Without a period: the last 30 days, with the picker on it.
+		r := b.get("/home")
+		if r.status != 200 || !strings.Contains(r.body, `<option value="30d" selected>`) || !strings.Contains(r.body, `data-testid="count-users"`) ||
+			dashFigure(t, r.body, "dash-total") != "0" || dashFigure(t, r.body, "dash-rate") != "–" {
+			t.Fatalf("default home: %d %s", r.status, r.body)
+		}
+
+		r = b.get("/home?period=custom&" + march2025)
+		body := r.body
+		if r.status != 200 {
+			t.Fatalf("home for March: %d %s", r.status, body)
+		}
+		for id, want := range map[string]string{"dash-total": "6", "dash-open": "2", "dash-won": "2", "dash-lost": "2", "dash-rate": "50.0%", "dash-clients": "0"} {
+			if got := dashFigure(t, body, id); got != want {
+				t.Errorf("%s = %q, want %q", id, got, want)
+			}
+		}
+		// Each chart is an SVG image named by its title and description, with its figures in
+		// a table for screen readers.
+		for _, id := range []string{"chart-stage", "chart-source", "chart-status", "chart-leads-time", "chart-clients-time"} {
+			for _, want := range []string{`data-testid="` + id + `"`, `aria-labelledby="` + id + `-t ` + id + `-d"`, `<title id="` + id + `-t">`,
+				`<desc id="` + id + `-d">`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("%s: %s missing", id, want)
+				}
+			}
+		}
+		for _, row := range []string{`<tr><th scope="row">Won</th><td>2</td></tr>`, `<tr><th scope="row">Website</th><td>3</td></tr>`,
+			`<tr><th scope="row">01/03/2025</th><td>2</td></tr>`, `<tr><th scope="row">31/03/2025</th><td>1</td></tr>`} {
+			if !strings.Contains(body, row) {
+				t.Errorf("table row %s missing", row)
+			}
+		}
+		if !strings.Contains(body, `Showing 01/03/2025 to 31/03/2025.`) || !strings.Contains(body, `<option value="custom" selected>`) ||
+			!strings.Contains(body, `value="2025-03-01"`) || strings.Contains(body, "<script>") || strings.Contains(body, "style=") {
+			t.Fatalf("period, picker or inline code: %s", body)
+		}
+
+		// htmx swaps the results only, and refreshes the dates of the picker out of band.
+		r = b.get("/home?period=90d", "HX-Request", "true", "HX-Target", "dashboard-results")
+		today := time.Now().UTC()
+		if r.status != 200 || strings.Contains(r.body, "<html") || strings.Contains(r.body, `data-testid="count-users"`) ||
+			!strings.Contains(r.body, `id="dash-dates" class="dash-dates" hx-swap-oob="true"`) ||
+			!strings.Contains(r.body, `value="`+today.Format("2006-01-02")+`"`) || !strings.Contains(r.body, "One bar per week") ||
+			!strings.Contains(strings.Join(r.header.Values("Vary"), ","), "HX-Target") {
+			t.Fatalf("fragment: %d %v %s", r.status, r.header, r.body)
+		}
+
+		// The sales user's figures are their own.
+		s := e.browser(sales.Email).get("/home?" + march2025)
+		if s.status != 200 || dashFigure(t, s.body, "dash-total") != "3" || dashFigure(t, s.body, "dash-rate") != "66.7%" ||
+			strings.Contains(s.body, `data-testid="dash-clients"`) {
+			t.Fatalf("own home: %d %s", s.status, s.body)
+		}
+	})
+}
+
+// TestDashboardAtScale measures the dashboard at a million leads on PostgreSQL (the figure
+// in docs/PERFORMANCE.md). It runs only when asked, being long:
+//
+//	CRM_DASHBOARD_SCALE=1000000 TEST_DATABASE_URL=postgres://… go test ./app -run TestDashboardAtScale -v -timeout 60m
+func TestDashboardAtScale(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("CRM_DASHBOARD_SCALE"))
+	if n <= 0 {
+		t.Skip("set CRM_DASHBOARD_SCALE to the number of leads (and TEST_DATABASE_URL for PostgreSQL)")
+	}
+	dialects := storetest.Dialects()
+	if os.Getenv("CRM_DASHBOARD_SCALE_SQLITE") == "" {
+		dialects = slices.DeleteFunc(dialects, func(d store.Dialect) bool { return d == store.SQLite })
+	}
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			url := storetest.URL(t, d)
+			db, err := store.Open(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			if _, err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			e := newTestServer(t, db)
+			f := e.tenant("Scale")
+			sales := e.user(f, "sales@scale.test", map[auth.Feature]auth.Grant{
+				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn},
+				auth.FeatureLeads:     {View: true, Create: true, Update: true, Scope: auth.ScopeOwn},
+				auth.FeatureClients:   {View: true, Scope: auth.ScopeOwn}})
+			for i := range 8 { // ten users in all own and create the leads
+				e.user(f, fmt.Sprintf("rep%d@scale.test", i), map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+			}
+			start := time.Now()
+			progress := func(done int) {
+				if done%100_000 == 0 || done == n {
+					t.Logf("%s: %d leads seeded (%s)", d, done, time.Since(start).Round(time.Second))
+				}
+			}
+			if err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(ctx, n, progress); err != nil {
+				t.Fatal(err)
+			}
+			// One lead in ten became a client, on the day the lead was created.
+			err = e.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				_, err := tx.ExecContext(ctx, `INSERT INTO clients (tenant_id, lead_id, customer_name, company_email, owner_id, created_by, created_at, updated_at)
+					SELECT tenant_id, id, customer_name, company_email, owner_id, created_by, created_at, created_at
+					FROM leads WHERE tenant_id = ? AND id % 10 = 0`, f.Tenant.ID)
+				if err == nil && d == store.SQLite {
+					_, err = tx.ExecContext(ctx, "ANALYZE")
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == store.Postgres { // VACUUM cannot run in a transaction
+				raw, err := sql.Open("pgx", url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = raw.ExecContext(ctx, "VACUUM (ANALYZE) clients, lead_day_counts, client_day_counts")
+				_ = raw.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("%s: seeded %d leads and %d clients in %s", d, n, n/10, time.Since(start).Round(time.Second))
+
+			var counters [2]int64
+			err = e.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+				return tx.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM lead_day_counts), (SELECT count(*) FROM client_day_counts)").
+					Scan(&counters[0], &counters[1])
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d lead counters, %d client counters", d, counters[0], counters[1])
+			for _, s := range []store.Scope{e.db.Tenant(f.Tenant.ID, f.Admin.ID), e.db.Tenant(f.Tenant.ID, sales.ID).WithPermissions(auth.Permissions{
+				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn}, auth.FeatureLeads: {View: true}, auth.FeatureClients: {View: true}})} {
+				p, _ := store.ParsePeriod(store.PeriodAll, "", "", time.Now())
+				plans, err := s.ExplainDashboard(ctx, p, store.DashboardLeads|store.DashboardClients)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: plans of the all-time dashboard for user %d:\n%s", d, s.UserID, strings.Join(plans, "\n"))
+			}
+
+			for _, who := range []struct {
+				name  string
+				email string
+			}{{"admin (all)", f.Admin.Email}, {"sales (own)", sales.Email}} {
+				b := e.browser(who.email)
+				for _, preset := range []string{"7d", "30d", "90d", "year", "all"} {
+					path := "/home?period=" + preset
+					b.get(path) // warm the connection and the caches
+					var times []time.Duration
+					for range 15 {
+						t0 := time.Now()
+						r := b.get(path)
+						times = append(times, time.Since(t0))
+						if r.status != 200 {
+							t.Fatalf("%s: %d", path, r.status)
+						}
+					}
+					slices.Sort(times)
+					med, worst := times[len(times)/2], times[len(times)-1]
+					t.Logf("%s %-11s %-5s median %6.1f ms, slowest %6.1f ms (15 requests, full page)", d, who.name, preset,
+						float64(med.Microseconds())/1000, float64(worst.Microseconds())/1000)
+					if med > 200*time.Millisecond {
+						t.Errorf("%s %s: median %s over the 200 ms budget", who.name, preset, med)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,278 @@
+package app
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"crm/app/store"
+	"crm/app/validate"
+	importsview "crm/views/imports"
+)
+
+// CSV export of the lead list and the client list with the current search, filters and
+// sort: /leads/export.csv (the list page's query) and /v1/api/lead/export-customer-lead,
+// /clients/export.csv and /v1/api/client/export-customer-client. The rows come through
+// the store's list queries, page after page — so the tenant and the caller's record scope
+// apply as on the list — and are written as they come, never all held in memory.
+
+// exportBatch is the page size the export reads the list with (the list's largest).
+const exportBatch = store.MaxLeadLimit
+
+// exportTimeFormat is how the export writes times (UTC): a form spreadsheet apps read as a
+// date and the import reads back.
+const exportTimeFormat = "2006-01-02 15:04:05"
+
+// leadQueryFromURL reads the lead list's query from the URL, as the list page and the API
+// write it: search, sort, order; stage_id, status_id, source_id, type_id, owner_id (each one
+// id, a bracketed or comma-separated list, or repeated); from and to (dates, yyyy-mm-dd,
+// the "to" day included); after (a keyset cursor); limit.
+func leadQueryFromURL(r *http.Request) (store.LeadQuery, error) {
+	v := r.URL.Query()
+	q := store.LeadQuery{Search: v.Get("search"), Sort: v.Get("sort"), Order: v.Get("order"), After: v.Get("after"),
+		Limit: int(intParam(r, "limit"))}
+	errs := validate.Errors{}
+	for name, dst := range map[string]*[]int64{"stage_id": &q.StageIDs, "status_id": &q.StatusIDs,
+		"source_id": &q.SourceIDs, "type_id": &q.TypeIDs, "owner_id": &q.OwnerIDs} {
+		ids, ok := idList(r, name)
+		if !ok {
+			errs.Add(name, validate.KeyInvalid)
+		}
+		*dst = ids
+	}
+	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
+		raw := strings.TrimSpace(v.Get(name))
+		if raw == "" {
+			continue
+		}
+		d, err := time.ParseInLocation("2006-01-02", raw, time.UTC)
+		if err != nil {
+			errs.Add(name, validate.KeyInvalidDate)
+			continue
+		}
+		if name == "to" {
+			d = d.AddDate(0, 0, 1)
+		}
+		*dst = d
+	}
+	if len(errs) > 0 {
+		return q, errs
+	}
+	return q, nil
+}
+
+// csvOut is the body of a CSV download: gzip-compressed when the client takes it.
+type csvOut struct {
+	io.Writer
+	gz *gzip.Writer
+}
+
+func (o *csvOut) Close() error {
+	if o.gz != nil {
+		return o.gz.Close()
+	}
+	return nil
+}
+
+// startCSV sends the headers of a CSV download named name and the byte order mark that
+// tells spreadsheet apps the text is UTF-8, and returns the body to write the rows to.
+func startCSV(w http.ResponseWriter, r *http.Request, name string) *csvOut {
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	out := &csvOut{Writer: w}
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		h.Set("Content-Encoding", "gzip")
+		h.Add("Vary", "Accept-Encoding")
+		out.gz, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
+		out.Writer = out.gz
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(out, "\ufeff")
+	return out
+}
+
+// safeCell keeps a spreadsheet app from running a cell as a formula: a value starting
+// with = + - @ (other than a plain number such as a dial code) gets an apostrophe in front,
+// which the import takes off again.
+func safeCell(v string) string {
+	if v == "" || !strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return v
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v
+	}
+	return "'" + v
+}
+
+// exportColumns are the fields an export writes after the id, in order, with their labels
+// from the import's fields (so an export imports back with every column recognised).
+var leadExportColumns = []string{"customer_title", "customer_name", "company_name", "company_email", "company_dial_code",
+	"company_phone_number", "company_type_id", "lead_type_id", "lead_source_id", "lead_status_id", "lead_stage_id",
+	"owner_id", "created_by", "created_at",
+	"billing_address.flatNo", "billing_address.street", "billing_address.city", "billing_address.state",
+	"billing_address.zip", "billing_address.country",
+	"shipping_address.flatNo", "shipping_address.street", "shipping_address.city", "shipping_address.state",
+	"shipping_address.zip", "shipping_address.country", "notes"}
+
+var clientExportColumns = func() []string {
+	var out []string
+	for _, c := range leadExportColumns {
+		switch c {
+		case "lead_type_id", "lead_source_id", "lead_status_id", "lead_stage_id":
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}()
+
+func exportHeader(r *http.Request, cols []string) []string {
+	out := []string{tr(r, "imports.idHeading")}
+	for _, c := range cols {
+		out = append(out, importsview.FieldLabel(r.Context(), c))
+	}
+	return out
+}
+
+func addressParts(a *store.Address) []string {
+	if a == nil {
+		return make([]string, 6)
+	}
+	return []string{a.FlatNo, a.Street, a.City, a.State, a.Zip, a.Country}
+}
+
+func leadRecord(l *store.LeadView) []string {
+	rec := []string{strconv.FormatInt(l.ID, 10), l.CustomerTitle, l.CustomerName, l.CompanyName, l.CompanyEmail,
+		l.CompanyDialCode, l.CompanyPhoneNumber, l.CompanyTypeName, l.LeadTypeName, l.LeadSourceName, l.LeadStatusName,
+		l.LeadStageName, l.OwnerName, l.CreatedUserName, l.CreatedAt.UTC().Format(exportTimeFormat)}
+	rec = append(rec, addressParts(l.BillingAddress)...)
+	rec = append(rec, addressParts(l.ShippingAddress)...)
+	rec = append(rec, l.Notes)
+	for i := range rec {
+		rec[i] = safeCell(rec[i])
+	}
+	return rec
+}
+
+func clientRecord(c *store.ClientView) []string {
+	rec := []string{strconv.FormatInt(c.ID, 10), c.CustomerTitle, c.CustomerName, c.CompanyName, c.CompanyEmail,
+		c.CompanyDialCode, c.CompanyPhoneNumber, c.CompanyTypeName, c.OwnerName, c.CreatedUserName,
+		c.CreatedAt.UTC().Format(exportTimeFormat)}
+	rec = append(rec, addressParts(c.BillingAddress)...)
+	rec = append(rec, addressParts(c.ShippingAddress)...)
+	rec = append(rec, c.Notes)
+	for i := range rec {
+		rec[i] = safeCell(rec[i])
+	}
+	return rec
+}
+
+// exportName is the download's file name: what it holds and today's date.
+func exportName(what string) string {
+	return what + "-" + time.Now().UTC().Format("2006-01-02") + ".csv"
+}
+
+// exportDelimiter is the export's delimiter: ?delimiter=semicolon (or tab) for spreadsheet
+// apps whose language writes decimal commas; a comma otherwise.
+func exportDelimiter(r *http.Request) rune {
+	switch r.URL.Query().Get("delimiter") {
+	case "semicolon", ";":
+		return ';'
+	case "tab":
+		return '\t'
+	}
+	return ','
+}
+
+// streamCSV writes the header, then each batch fetch gives until it reports no more. The
+// first batch is read before anything is sent, so a bad query is still a clean error. A
+// long export outlives the request timeout (its writes keep it going and fail when the
+// client goes away).
+func (s *server) streamCSV(w http.ResponseWriter, r *http.Request, name string, header []string,
+	fetch func(ctx context.Context) ([][]string, bool, error)) {
+	ctx := context.WithoutCancel(r.Context())
+	recs, more, err := fetch(ctx)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := startCSV(w, r, name)
+	defer out.Close()
+	cw := csv.NewWriter(out)
+	cw.Comma = exportDelimiter(r)
+	rc := http.NewResponseController(w)
+	if err := cw.Write(header); err != nil {
+		return
+	}
+	for {
+		for _, rec := range recs {
+			if err := cw.Write(rec); err != nil {
+				return
+			}
+		}
+		cw.Flush()
+		if cw.Error() != nil || !more {
+			return
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
+		if recs, more, err = fetch(ctx); err != nil {
+			s.logger(r).Error("export", "err", err)
+			return
+		}
+	}
+}
+
+// handleLeadExport streams every lead the list would show for the query, in its order.
+func (s *server) handleLeadExport(w http.ResponseWriter, r *http.Request) {
+	q, err := leadQueryFromURL(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q.Limit, q.Page, q.After = exportBatch, 1, "" // everything that matches, from the start
+	scope := principalFrom(r.Context()).Scope(s.db)
+	started := false
+	s.streamCSV(w, r, exportName("leads"), exportHeader(r, leadExportColumns), func(ctx context.Context) ([][]string, bool, error) {
+		if started && q.After == "" {
+			return nil, false, nil
+		}
+		started = true
+		page, err := scope.ListLeads(ctx, q)
+		if err != nil {
+			return nil, false, err
+		}
+		recs := make([][]string, len(page.Rows))
+		for i := range page.Rows {
+			recs[i] = leadRecord(&page.Rows[i])
+		}
+		q.After = page.Next
+		return recs, page.Next != "", nil
+	})
+}
+
+// handleClientExport streams every client the client list would show for its search and sort.
+func (s *server) handleClientExport(w http.ResponseWriter, r *http.Request) {
+	q := store.ClientQuery{Search: r.URL.Query().Get("search"), Sort: r.URL.Query().Get("sort"), Limit: exportBatch}
+	scope := principalFrom(r.Context()).Scope(s.db)
+	s.streamCSV(w, r, exportName("clients"), exportHeader(r, clientExportColumns), func(ctx context.Context) ([][]string, bool, error) {
+		q.Page++
+		page, err := scope.ListClients(ctx, q)
+		if err != nil {
+			return nil, false, err
+		}
+		recs := make([][]string, len(page.Rows))
+		for i := range page.Rows {
+			recs[i] = clientRecord(&page.Rows[i])
+		}
+		return recs, len(page.Rows) == q.Limit && int64(q.Page*q.Limit) < page.Total, nil
+	})
+}

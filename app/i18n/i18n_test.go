@@ -1,0 +1,103 @@
+package i18n_test
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"crm/app/i18n"
+	"crm/locales"
+)
+
+// TestEveryLocaleHasEveryMessage fails when a message id of en_US is missing from any
+// admin locale, or a locale has an id en_US does not know.
+func TestEveryLocaleHasEveryMessage(t *testing.T) {
+	t.Parallel()
+	base, err := i18n.Messages(locales.FS, i18n.Fallback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range i18n.Locales {
+		ids, err := i18n.Messages(locales.FS, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", loc, err)
+		}
+		var missing, extra []string
+		for id := range base {
+			if _, ok := ids[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		for id := range ids {
+			if _, ok := base[id]; !ok {
+				extra = append(extra, id)
+			}
+		}
+		sort.Strings(missing)
+		sort.Strings(extra)
+		if len(missing) > 0 {
+			t.Errorf("%s is missing %d messages: %v", loc, len(missing), missing)
+		}
+		if len(extra) > 0 {
+			t.Errorf("%s has messages en_US lacks: %v", loc, extra)
+		}
+	}
+}
+
+var placeholder = regexp.MustCompile(`{{\s*\.(\w+)\s*}}`)
+
+// TestTranslationsKeepPlaceholders checks every translation uses the same template fields
+// as en_US, so no translated message loses (or invents) a value.
+func TestTranslationsKeepPlaceholders(t *testing.T) {
+	t.Parallel()
+	base, err := i18n.Messages(locales.FS, i18n.Fallback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range i18n.Locales {
+		msgs, err := i18n.Messages(locales.FS, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, text := range msgs {
+			if got, want := fields(text), fields(base[id]); got != want {
+				t.Errorf("%s %s: placeholders %q, want %q", loc, id, got, want)
+			}
+		}
+	}
+}
+
+func fields(s string) string {
+	var out []string
+	for _, m := range placeholder.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+func TestPickOrder(t *testing.T) {
+	t.Parallel()
+	b, err := i18n.Load(locales.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		accept  string
+		choices []string
+		want    string
+	}{
+		{"de-DE", []string{"it_IT", "fr_FR"}, "it_IT"},
+		{"de-DE", []string{"", "fr_FR"}, "fr_FR"},
+		{"de-DE,de;q=0.9", []string{"", ""}, "de_DE"},
+		{"en-AU", nil, "en_AU"},
+		{"ja", nil, "en_US"},
+		{"", []string{"fr-FR"}, "fr_FR"},
+	}
+	for _, c := range cases {
+		if got := b.Pick(c.accept, c.choices...); got != c.want {
+			t.Errorf("Pick(%q, %v) = %q, want %q", c.accept, c.choices, got, c.want)
+		}
+	}
+}

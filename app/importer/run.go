@@ -1,0 +1,207 @@
+package importer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"time"
+
+	"crm/app/auth"
+	"crm/app/store"
+)
+
+// Batch sizes: rows applied, and changes undone, per transaction. A batch also moves the
+// progress bar and is the most an interrupted import repeats when it resumes.
+var (
+	BatchSize     = 500
+	UndoBatchSize = 500
+)
+
+// Failure message ids kept on an import that stopped.
+const (
+	errInternal  = "imports.error.internal"
+	errForbidden = "imports.error.forbidden"
+	errFile      = "imports.error.file"
+)
+
+// Start runs an import (or its undo) in a goroutine of its own that outlives the request
+// which asked for it; Work picks it up again if the process stops first.
+func Start(db *store.DB, log *slog.Logger, ref store.ImportRef) {
+	go func() {
+		if err := Run(context.Background(), db, log, ref); err != nil {
+			log.Error("import", "tenant", ref.TenantID, "import", ref.ID, "err", err)
+		}
+	}()
+}
+
+// Work runs queued imports and undos, and resumes those whose runner stopped (a restart,
+// a crash), every interval until ctx ends. Several processes may share a database: an
+// import has one runner at a time, and one that went quiet for store.ImportStaleAfter is
+// taken over from its last committed batch.
+func Work(ctx context.Context, db *store.DB, log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		refs, err := db.ImportsToRun(ctx, time.Now().Add(-store.ImportStaleAfter), 20)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("import sweep failed", "err", err)
+		}
+		for _, ref := range refs {
+			if err := Run(ctx, db, log, ref); err != nil && ctx.Err() == nil {
+				log.Error("import", "tenant", ref.TenantID, "import", ref.ID, "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func newClaim() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Run claims an import and carries it (or its undo) to the end, batch by batch. Another
+// runner's import is left alone. The import's user acts, with their permissions as they
+// are now; a user who lost them, or any other failure, ends it as failed — every batch
+// before stays applied and recorded, so the import can still be undone. When ctx ends,
+// the import is left running, for Work to resume.
+func Run(ctx context.Context, db *store.DB, log *slog.Logger, ref store.ImportRef) error {
+	return Resume(ctx, db, log, ref, time.Now().Add(-store.ImportStaleAfter))
+}
+
+// Resume is Run that also takes over an import whose runner has committed nothing since
+// quietSince, carrying it on from its last committed batch.
+func Resume(ctx context.Context, db *store.DB, log *slog.Logger, ref store.ImportRef, quietSince time.Time) error {
+	im, err := db.ClaimImport(ctx, ref, newClaim(), quietSince)
+	if err != nil || im == nil {
+		return err
+	}
+	s := db.Tenant(im.TenantID, im.UserID)
+	finish := func(status, msgID string, cause error) error {
+		if ctx.Err() != nil || errors.Is(cause, store.ErrImportClaimLost) {
+			return cause
+		}
+		if err := s.FinishImport(context.WithoutCancel(ctx), im, status, msgID); err != nil {
+			return errors.Join(cause, err)
+		}
+		return cause
+	}
+	u, err := s.User(ctx, im.UserID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return finish(store.ImportFailed, errInternal, err)
+	}
+	var perms auth.Permissions
+	if err == nil && u.Active {
+		if perms, err = s.Permissions(ctx, u.RoleID); err != nil {
+			return finish(store.ImportFailed, errInternal, err)
+		}
+	}
+	s = s.WithPermissions(perms)
+	undo := im.Status == store.ImportUndoing
+	if !Allowed(perms, im, undo) {
+		status := store.ImportFailed
+		if undo {
+			status = store.ImportDone // the import stays as it was; the undo did not happen
+		}
+		return finish(status, errForbidden, nil)
+	}
+	started := time.Now()
+	if undo {
+		err = runUndo(ctx, s, im)
+	} else {
+		err = runImport(ctx, s, im)
+	}
+	switch {
+	case err == nil:
+		status := store.ImportDone
+		if undo {
+			status = store.ImportUndone
+		}
+		log.Info("import finished", "tenant", im.TenantID, "import", im.ID, "undo", undo, "rows", im.NextRow,
+			"created", im.Created, "updated", im.Updated, "skipped", im.Skipped, "failed", im.Failed,
+			"took", time.Since(started).Round(time.Millisecond))
+		return finish(status, "", nil)
+	case errors.Is(err, errUnreadable):
+		return finish(store.ImportFailed, errFile, err)
+	case undo:
+		return finish(store.ImportDone, errInternal, err) // what was undone so far stays undone
+	default:
+		return finish(store.ImportFailed, errInternal, err)
+	}
+}
+
+// Allowed reports whether permissions let a user run an import of its entity in its mode
+// (create for every import, update too when it updates), or undo it (delete).
+func Allowed(p auth.Permissions, im *store.Import, undo bool) bool {
+	f := Feature(im.Entity)
+	if undo {
+		return p.Allows(f, auth.Delete)
+	}
+	if !p.Allows(f, auth.Create) {
+		return false
+	}
+	return im.Mode == store.ModeCreate || p.Allows(f, auth.Update)
+}
+
+var errUnreadable = errors.New("importer: stored file unreadable")
+
+func runImport(ctx context.Context, s store.Scope, im *store.Import) error {
+	content, err := s.ImportContent(ctx, im.ID)
+	if err != nil {
+		return err
+	}
+	rows, err := Open(content, Format{Delimiter: ParseDelimiter(im.Delimiter), Encoding: im.Encoding})
+	if err != nil {
+		return errors.Join(errUnreadable, err)
+	}
+	b, err := NewBuilder(ctx, s, im)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for n < im.NextRow { // resume after the last committed batch
+		if _, ok := rows.Next(); !ok {
+			break
+		}
+		n++
+	}
+	batch := make([]store.ImportItem, 0, BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := s.ApplyImportBatch(ctx, im, batch, n)
+		batch = batch[:0]
+		return err
+	}
+	for {
+		row, ok := rows.Next()
+		if !ok {
+			break
+		}
+		n++
+		batch = append(batch, b.Item(row))
+		if len(batch) == BatchSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+func runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
+	for {
+		more, err := s.UndoImportBatch(ctx, im, UndoBatchSize)
+		if err != nil || !more {
+			return err
+		}
+	}
+}

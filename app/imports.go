@@ -1,0 +1,644 @@
+package app
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"crm/app/auth"
+	"crm/app/importer"
+	"crm/app/store"
+	"crm/app/validate"
+	"crm/views/components"
+	importsview "crm/views/imports"
+)
+
+// CSV import of leads and clients: upload a file, map its columns, run it in the background
+// with a progress bar, read the report, undo it. The pages and the JSON API
+// (/v1/api/import/…) share these handlers' steps; the machinery is app/importer and the
+// rules app/store.
+
+// maxImportBody caps an upload request: the file and the form around it.
+const maxImportBody = importer.MaxFileBytes + 64<<10
+
+// reportProblems is how many skipped or failed rows an import's page lists.
+const reportProblems = 50
+
+// importJSON is an import as the API shows it.
+type importJSON struct {
+	*store.Import
+	Progress  int               `json:"progress"`
+	Fields    []importFieldJSON `json:"fields"`
+	ReportURL string            `json:"report_url"`
+	ErrorText string            `json:"error_text,omitempty"`
+}
+
+type importFieldJSON struct {
+	Name     string `json:"name"`
+	Label    string `json:"label"`
+	Required bool   `json:"required"`
+}
+
+func (s *server) importJSON(r *http.Request, im *store.Import) importJSON {
+	j := importJSON{Import: im, Progress: importsview.Percent(im),
+		ReportURL: "/v1/api/import/report-import/" + strconv.FormatInt(im.ID, 10)}
+	for _, f := range importer.Fields(im.Entity) {
+		j.Fields = append(j.Fields, importFieldJSON{Name: f, Label: importsview.FieldLabel(r.Context(), f),
+			Required: f == "customer_name" || f == "company_email"})
+	}
+	if im.Error != "" {
+		j.ErrorText = tr(r, im.Error)
+	}
+	return j
+}
+
+// importRowJSON is a processed row with its reason in words.
+type importRowJSON struct {
+	store.ImportRow
+	ReasonText string `json:"reason_text,omitempty"`
+}
+
+// canImport reports whether the caller may import into any entity.
+func canImport(p *Principal) bool {
+	return p.Perms.Allows(auth.FeatureLeads, auth.Create) || p.Perms.Allows(auth.FeatureClients, auth.Create)
+}
+
+// importEntities are the entities the caller may import, as choices.
+func importEntities(r *http.Request, selected string) []components.Option {
+	p := principalFrom(r.Context())
+	var out []components.Option
+	for _, e := range []string{store.EntityLead, store.EntityClient} {
+		if p.Perms.Allows(importer.Feature(e), auth.Create) {
+			out = append(out, components.Option{Value: e, Label: importsview.Entity(r.Context(), e), Selected: e == selected})
+		}
+	}
+	return out
+}
+
+// fileError is a refused upload, with the imports.error message that says why.
+type fileError struct {
+	status int
+	msgID  string
+	args   []any
+}
+
+func (e *fileError) Error() string { return e.msgID }
+
+// readUpload reads an upload: the entity (form field or query parameter) and the first
+// file of the multipart body, whole, up to importer.MaxFileBytes.
+func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, data []byte, err error) {
+	entity = r.URL.Query().Get("entity")
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return "", "", nil, badRequest("error.form", err)
+	}
+	tooBig := &fileError{status: http.StatusRequestEntityTooLarge, msgID: "imports.error.tooLarge",
+		args: []any{"Size", importer.MaxFileBytes >> 20}}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return "", "", nil, tooBig
+		}
+		if err != nil {
+			return "", "", nil, badRequest("error.form", err)
+		}
+		switch {
+		case part.FileName() == "" && part.FormName() == "entity":
+			b, _ := io.ReadAll(io.LimitReader(part, 64))
+			entity = strings.TrimSpace(string(b))
+		case part.FileName() != "" && data == nil:
+			name = part.FileName()
+			data, err = io.ReadAll(io.LimitReader(part, importer.MaxFileBytes+1))
+			if errors.As(err, &mbe) || len(data) > importer.MaxFileBytes {
+				return "", "", nil, tooBig
+			}
+			if err != nil {
+				return "", "", nil, badRequest("error.form", err)
+			}
+		}
+		_ = part.Close()
+	}
+	if data == nil {
+		return entity, "", nil, &fileError{status: http.StatusUnprocessableEntity, msgID: "imports.error.noFile"}
+	}
+	return entity, name, data, nil
+}
+
+// uploadImport checks the caller's permission for the entity, reads the file and keeps it
+// as an import with suggested columns.
+func (s *server) uploadImport(r *http.Request, entity, name string, data []byte) (*store.Import, error) {
+	p := principalFrom(r.Context())
+	if entity != store.EntityLead && entity != store.EntityClient {
+		return nil, validate.Errors{"entity": validate.KeyInvalid}
+	}
+	if !p.Perms.Allows(importer.Feature(entity), auth.Create) {
+		return nil, errForbidden
+	}
+	in, err := importer.Inspect(data)
+	if err != nil {
+		if id := importer.MessageID(err); id != "" {
+			return nil, &fileError{status: http.StatusUnprocessableEntity, msgID: id, args: []any{"Max", importer.MaxColumns}}
+		}
+		return nil, err
+	}
+	if name = strings.TrimSpace(name); name == "" || len(name) > 200 {
+		name = "import.csv"
+	}
+	return p.Scope(s.db).CreateImport(r.Context(), store.NewImport{Entity: entity, FileName: name, Content: data,
+		Delimiter: importer.DelimiterName(in.Format.Delimiter), Encoding: in.Format.Encoding, Header: in.Header,
+		Preview: in.Preview, TotalRows: in.Rows, Mapping: importer.Suggest(entity, in.Header, importsview.Labels(r.Context(), entity))})
+}
+
+// importOf loads the caller's import named by the URL; another user's or tenant's is not found.
+func (s *server) importOf(r *http.Request) (*store.Import, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return nil, err
+	}
+	return principalFrom(r.Context()).Scope(s.db).Import(r.Context(), id)
+}
+
+// runImport checks a mapping and the caller's permission for its mode, queues the import
+// and starts it.
+func (s *server) runImport(r *http.Request, im *store.Import, mapping []string, mode, matchKey string) (*store.Import, error) {
+	if mapping == nil {
+		mapping = im.Mapping
+	}
+	if im.Status != store.ImportUploaded {
+		return nil, &httpError{status: http.StatusConflict, msgID: "imports.error.started"}
+	}
+	if errs := importer.CheckMapping(im.Entity, len(im.Header), mapping, mode, matchKey); errs != nil {
+		return nil, errs
+	}
+	p := principalFrom(r.Context())
+	probe := *im
+	probe.Mode = mode
+	if !importer.Allowed(p.Perms, &probe, false) {
+		return nil, errForbidden
+	}
+	queued, err := p.Scope(s.db).QueueImport(r.Context(), im.ID, mapping, mode, matchKey)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, &httpError{status: http.StatusConflict, msgID: "imports.error.started"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	importer.Start(s.db, s.log, store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
+	return queued, nil
+}
+
+// undoImport checks the caller's permission, queues the undo and starts it.
+func (s *server) undoImport(r *http.Request, im *store.Import) (*store.Import, error) {
+	p := principalFrom(r.Context())
+	if !importer.Allowed(p.Perms, im, true) {
+		return nil, errForbidden
+	}
+	queued, err := p.Scope(s.db).QueueUndo(r.Context(), im.ID)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, &httpError{status: http.StatusConflict, msgID: "imports.error.notUndoable"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	importer.Start(s.db, s.log, store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
+	return queued, nil
+}
+
+// failImport renders an upload refusal: its own status and message, else the usual way.
+func (s *server) failImport(w http.ResponseWriter, r *http.Request, err error) {
+	var fe *fileError
+	if errors.As(err, &fe) {
+		s.writeJSON(w, fe.status, envelope{Message: tr(r, fe.msgID, fe.args...),
+			Errors: validate.Errors{"file": strings.TrimPrefix(fe.msgID, "imports.error.")}})
+		return
+	}
+	s.fail(w, r, err)
+}
+
+// ---- JSON API ----
+
+func (s *server) handleImportCreate(w http.ResponseWriter, r *http.Request) {
+	entity, name, data, err := readUpload(w, r)
+	if err != nil {
+		s.failImport(w, r, err)
+		return
+	}
+	im, err := s.uploadImport(r, entity, name, data)
+	if err != nil {
+		s.failImport(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusCreated, "imports.uploaded", s.importJSON(r, im))
+}
+
+func (s *server) handleImportList(w http.ResponseWriter, r *http.Request) {
+	list, err := principalFrom(r.Context()).Scope(s.db).Imports(r.Context(), 100)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := listData[importJSON]{Result: make([]importJSON, 0, len(list)), Total: int64(len(list)), Page: 1, Limit: 100}
+	for i := range list {
+		out.Result = append(out.Result, s.importJSON(r, &list[i]))
+	}
+	s.ok(w, r, http.StatusOK, "ok", out)
+}
+
+func (s *server) handleImportView(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "ok", s.importJSON(r, im))
+}
+
+type runPayload struct {
+	Mapping  []string `json:"mapping"`
+	Mode     string   `json:"mode"`
+	MatchKey string   `json:"match_key"`
+}
+
+func (s *server) handleImportRun(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var p runPayload
+	if err := decodeJSON(w, r, &p); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.MatchKey == "" {
+		p.MatchKey = store.MatchEmail
+	}
+	queued, err := s.runImport(r, im, p.Mapping, p.Mode, p.MatchKey)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusAccepted, "imports.started", s.importJSON(r, queued))
+}
+
+func (s *server) handleImportUndo(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	queued, err := s.undoImport(r, im)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusAccepted, "imports.undoStarted", s.importJSON(r, queued))
+}
+
+// handleImportRows lists an import's processed rows in file order: ?outcome=failed (or a
+// bracketed list of outcomes), ?after=<row> to page on, ?limit (1–1000, default 100).
+func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var outcomes []string
+	for _, raw := range r.URL.Query()["outcome"] {
+		for _, o := range strings.Split(strings.Trim(raw, "[]"), ",") {
+			switch o = strings.TrimSpace(o); o {
+			case "":
+			case store.OutcomeCreated, store.OutcomeUpdated, store.OutcomeSkipped, store.OutcomeFailed:
+				outcomes = append(outcomes, o)
+			default:
+				s.fail(w, r, validate.Errors{"outcome": validate.KeyInvalid})
+				return
+			}
+		}
+	}
+	limit := int(intParam(r, "limit"))
+	if limit < 1 || limit > 1000 {
+		limit = 100
+	}
+	rows, err := principalFrom(r.Context()).Scope(s.db).ImportRows(r.Context(), im.ID, int(intParam(r, "after")), limit, outcomes...)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := listData[importRowJSON]{Result: make([]importRowJSON, 0, len(rows)), Total: int64(len(rows)), Page: 1, Limit: limit}
+	for _, row := range rows {
+		out.Result = append(out.Result, importRowJSON{ImportRow: row, ReasonText: importsview.ReasonText(r.Context(), im, row.Reason)})
+	}
+	s.ok(w, r, http.StatusOK, "ok", out)
+}
+
+// handleImportReport streams the report as CSV: for every row of the file its number, what
+// happened to it, the record it made or matched and the reason of a skip or failure, then
+// the row's own cells — so the failed rows can be fixed and imported again. It keeps the
+// file's delimiter and starts with a byte order mark for spreadsheet apps.
+func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	scope := principalFrom(r.Context()).Scope(s.db)
+	content, err := scope.ImportContent(r.Context(), im.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rows, err := importer.Open(content, importer.Format{Delimiter: importer.ParseDelimiter(im.Delimiter), Encoding: im.Encoding})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx := context.WithoutCancel(r.Context())
+	name := strings.Map(func(r rune) rune { // a plain file name, whatever the upload was called
+		if r < 128 && (r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, strings.TrimSuffix(strings.TrimSuffix(im.FileName, ".csv"), ".CSV")) + "-report.csv"
+	out := startCSV(w, r, name)
+	defer out.Close()
+	cw := csv.NewWriter(out)
+	cw.Comma = importer.ParseDelimiter(im.Delimiter)
+	head := []string{tr(r, "imports.row"), tr(r, "imports.result"), tr(r, "imports.recordID"), tr(r, "imports.reasonLabel")}
+	if err := cw.Write(append(head, im.Header...)); err != nil {
+		return
+	}
+	var done []store.ImportRow
+	after, exhausted := 0, false
+	rc := http.NewResponseController(w)
+	for {
+		row, ok := rows.Next()
+		if !ok {
+			break
+		}
+		for len(done) > 0 && done[0].RowNo < row.No {
+			done = done[1:]
+		}
+		if len(done) == 0 && !exhausted {
+			if done, err = scope.ImportRows(ctx, im.ID, after, 1000); err != nil {
+				s.logger(r).Error("import report", "err", err)
+				return
+			}
+			exhausted = len(done) < 1000
+			if len(done) > 0 {
+				after = done[len(done)-1].RowNo
+			}
+		}
+		rec := []string{strconv.Itoa(row.No), tr(r, "imports.outcome.notProcessed"), "", ""}
+		if len(done) > 0 && done[0].RowNo == row.No {
+			d := done[0]
+			rec[1] = importsview.Outcome(r.Context(), d.Outcome)
+			if d.Undone {
+				rec[1] += " (" + tr(r, "imports.outcome.undone") + ")"
+			}
+			if d.EntityID != nil {
+				rec[2] = strconv.FormatInt(*d.EntityID, 10)
+			} else if d.Reason != nil && d.Reason.ID != 0 { // the record a skipped row matched
+				rec[2] = strconv.FormatInt(d.Reason.ID, 10)
+			}
+			rec[3] = importsview.ReasonText(r.Context(), im, d.Reason)
+		}
+		if row.Err != nil {
+			rec[3] = tr(r, "imports.reason.malformed")
+		}
+		for _, c := range row.Cells {
+			rec = append(rec, safeCell(c))
+		}
+		if err := cw.Write(rec); err != nil {
+			return
+		}
+		if row.No%1000 == 0 {
+			cw.Flush()
+			_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
+			if cw.Error() != nil {
+				return
+			}
+		}
+	}
+	cw.Flush()
+}
+
+// ---- pages ----
+
+func (s *server) handleImportsPage(w http.ResponseWriter, r *http.Request) {
+	p := principalFrom(r.Context())
+	list, err := p.Scope(s.db).Imports(r.Context(), 100)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	m := importsview.ListPage{CanNew: canImport(p)}
+	for i := range list {
+		m.Imports = append(m.Imports, &list[i])
+	}
+	s.page(w, r, http.StatusOK, tr(r, "imports.title"), importsview.List(m))
+}
+
+func (s *server) handleImportNewPage(w http.ResponseWriter, r *http.Request) {
+	if !canImport(principalFrom(r.Context())) {
+		s.fail(w, r, errForbidden)
+		return
+	}
+	m := importsview.NewPage{Entities: importEntities(r, r.URL.Query().Get("entity"))}
+	s.page(w, r, http.StatusOK, tr(r, "imports.new"), importsview.New(m))
+}
+
+func (s *server) handleImportUploadPage(w http.ResponseWriter, r *http.Request) {
+	if !canImport(principalFrom(r.Context())) {
+		s.fail(w, r, errForbidden)
+		return
+	}
+	entity, name, data, err := readUpload(w, r)
+	if err == nil {
+		var im *store.Import
+		if im, err = s.uploadImport(r, entity, name, data); err == nil {
+			http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
+			return
+		}
+	}
+	var fe *fileError
+	if !errors.As(err, &fe) {
+		s.fail(w, r, err)
+		return
+	}
+	m := importsview.NewPage{Entities: importEntities(r, entity), Error: fe.msgID, Args: fe.args}
+	s.page(w, r, fe.status, tr(r, "imports.new"), importsview.New(m))
+}
+
+// importPage builds an import's page: the mapping form (with a refused mapping's errors)
+// or the progress and report.
+func (s *server) importPage(r *http.Request, im *store.Import, mapping []string, mode, matchKey string, errs validate.Errors) (importsview.ImportPage, error) {
+	m := importsview.ImportPage{Import: im, Fields: importer.Fields(im.Entity), Mode: mode, MatchKey: matchKey, Errors: errs}
+	if im.Status == store.ImportUploaded {
+		if mapping == nil {
+			mapping = im.Mapping
+		}
+		if m.Mode == "" {
+			m.Mode = store.ModeCreate
+		}
+		if m.MatchKey == "" {
+			m.MatchKey = store.MatchEmail
+		}
+		for i, h := range im.Header {
+			c := importsview.Column{Index: i, Header: h, Error: errs["mapping."+strconv.Itoa(i)]}
+			if c.Header == "" {
+				c.Header = tr(r, "imports.columnN", "N", i+1)
+			}
+			if i < len(mapping) {
+				c.Selected = mapping[i]
+			}
+			for _, row := range im.Preview {
+				if i < len(row) && strings.TrimSpace(row[i]) != "" && len(c.Samples) < 3 {
+					c.Samples = append(c.Samples, row[i])
+				}
+			}
+			m.Columns = append(m.Columns, c)
+		}
+		return m, nil
+	}
+	st, err := s.importStatus(r, im)
+	m.Status = st
+	return m, err
+}
+
+// importStatus is the progress of an import, or its report with the first problem rows.
+func (s *server) importStatus(r *http.Request, im *store.Import) (importsview.StatusModel, error) {
+	p := principalFrom(r.Context())
+	m := importsview.StatusModel{Import: im, CanUndo: im.Undoable() && importer.Allowed(p.Perms, im, true)}
+	if im.Active() {
+		return m, nil
+	}
+	rows, err := p.Scope(s.db).ImportRows(r.Context(), im.ID, 0, reportProblems+1, store.OutcomeSkipped, store.OutcomeFailed)
+	if err != nil {
+		return m, err
+	}
+	if len(rows) > reportProblems {
+		rows, m.More = rows[:reportProblems], true
+	}
+	for _, row := range rows {
+		pr := importsview.Problem{Row: row.RowNo, Outcome: row.Outcome, Reason: importsview.ReasonText(r.Context(), im, row.Reason)}
+		if row.Reason != nil {
+			pr.RecordID = row.Reason.ID
+		}
+		m.Problems = append(m.Problems, pr)
+	}
+	return m, nil
+}
+
+func (s *server) handleImportPage(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	m, err := s.importPage(r, im, nil, "", "", nil)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.page(w, r, http.StatusOK, im.FileName, importsview.Page(m))
+}
+
+func (s *server) handleImportRunPage(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, r, badRequest("error.form", err))
+		return
+	}
+	mapping := make([]string, len(im.Header))
+	for i := range mapping {
+		mapping[i] = strings.TrimSpace(r.PostFormValue("map." + strconv.Itoa(i)))
+	}
+	mode, matchKey := r.PostFormValue("mode"), r.PostFormValue("match_key")
+	if _, err := s.runImport(r, im, mapping, mode, matchKey); err != nil {
+		var ve validate.Errors
+		if !errors.As(err, &ve) {
+			s.fail(w, r, err)
+			return
+		}
+		m, err := s.importPage(r, im, mapping, mode, matchKey, ve)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.page(w, r, http.StatusUnprocessableEntity, im.FileName, importsview.Page(m))
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "imports.started"))
+	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
+}
+
+// handleImportProgress is the status fragment htmx polls; it stops polling by answering
+// with the report.
+func (s *server) handleImportProgress(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if r.Header.Get("HX-Request") != "true" {
+		http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
+		return
+	}
+	m, err := s.importStatus(r, im)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, http.StatusOK, importsview.Status(m))
+}
+
+func (s *server) handleImportUndoPage(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p := principalFrom(r.Context())
+	if !importer.Allowed(p.Perms, im, true) {
+		s.fail(w, r, errForbidden)
+		return
+	}
+	c := components.ConfirmModel{Title: tr(r, "imports.undoTitle", "Name", im.FileName),
+		Message: tr(r, "imports.undoMessage", "Created", im.Created, "Updated", im.Updated),
+		Action:  importsview.Href(im.ID) + "/undo", Confirm: tr(r, "imports.undo"),
+		CancelHref: importsview.Href(im.ID), Cancel: tr(r, "imports.cancel"), Danger: true}
+	if !im.Undoable() {
+		c.Error = tr(r, "imports.error.notUndoable")
+	}
+	s.page(w, r, http.StatusOK, c.Title, components.Confirm(c))
+}
+
+func (s *server) handleImportUndoSubmit(w http.ResponseWriter, r *http.Request) {
+	im, err := s.importOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if _, err := s.undoImport(r, im); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "imports.undoStarted"))
+	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
+}

@@ -1,0 +1,181 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"crm/app/store"
+	"crm/app/validate"
+)
+
+// leadJSON is a lead as the API shows it: both spellings of the creation time (the spec's
+// clients read either) and the URL of its logo.
+type leadJSON struct {
+	*store.LeadView
+	CreatedAtCamel time.Time `json:"createdAt"`
+	LogoURL        string    `json:"logo_url"`
+}
+
+func toLeadJSON(v *store.LeadView) leadJSON {
+	j := leadJSON{LeadView: v, CreatedAtCamel: v.CreatedAt}
+	if v.HasLogo {
+		j.LogoURL = "/v1/api/lead/logo/" + strconv.FormatInt(v.ID, 10)
+	}
+	return j
+}
+
+// leadPayload is the spec's lead payload, plus client_id, lead_type_id, owner_id, notes
+// and an optional logo as a data URL.
+type leadPayload struct {
+	CustomerTitle      string          `json:"customer_title"`
+	CustomerName       string          `json:"customer_name"`
+	CompanyName        string          `json:"company_name"`
+	CompanyEmail       string          `json:"company_email"`
+	CompanyDialCode    string          `json:"company_dial_code"`
+	CompanyPhoneNumber string          `json:"company_phone_number"`
+	CompanyTypeID      *int64          `json:"company_type_id"`
+	LeadTypeID         *int64          `json:"lead_type_id"`
+	LeadSourceID       *int64          `json:"lead_source_id"`
+	LeadStatusID       *int64          `json:"lead_status_id"`
+	LeadStageID        *int64          `json:"lead_stage_id"`
+	OwnerID            *int64          `json:"owner_id"`
+	TenantID           json.RawMessage `json:"tenant_id"` // ignored: the tenant is the caller's
+	BillingAddress     *store.Address  `json:"billing_address"`
+	ShippingAddress    *store.Address  `json:"shipping_address"`
+	Notes              string          `json:"notes"`
+	ClientID           string          `json:"client_id"`
+	CreatedAt          *time.Time      `json:"createdAt"`
+	CompanyLogo        string          `json:"company_logo"`
+}
+
+// Logo limits, from the spec's upload limits.
+const (
+	maxLogoBytes  = 2048 * 1024
+	maxLeadCreate = maxLogoBytes*4/3 + 64<<10 // a base64 logo plus the rest of the payload
+)
+
+// logoTypes are the image formats a logo may be, recognised by their bytes.
+var logoTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// parseLogo decodes a data URL and checks the bytes really are an allowed image.
+func parseLogo(dataURL string) (*store.Logo, error) {
+	meta, b64, ok := strings.Cut(strings.TrimPrefix(dataURL, "data:"), ",")
+	if !ok || !strings.HasPrefix(dataURL, "data:") || !strings.HasSuffix(meta, ";base64") {
+		return nil, validate.Errors{"company_logo": "invalidImage"}
+	}
+	if base64.StdEncoding.DecodedLen(len(b64)) > maxLogoBytes+3 {
+		return nil, validate.Errors{"company_logo": "fileTooLarge"}
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, validate.Errors{"company_logo": "invalidImage"}
+	}
+	if len(data) > maxLogoBytes {
+		return nil, validate.Errors{"company_logo": "fileTooLarge"}
+	}
+	mt := http.DetectContentType(data)
+	if !logoTypes[mt] {
+		return nil, validate.Errors{"company_logo": "invalidImage"}
+	}
+	return &store.Logo{MediaType: mt, Data: data}, nil
+}
+
+func (s *server) handleLeadCreate(w http.ResponseWriter, r *http.Request) {
+	var p leadPayload
+	body, err := readJSON(w, r, &p, maxLeadCreate)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in := store.LeadInput{ClientID: p.ClientID, CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName,
+		CompanyName: p.CompanyName, CompanyEmail: p.CompanyEmail, CompanyDialCode: p.CompanyDialCode,
+		CompanyPhoneNumber: p.CompanyPhoneNumber, CompanyTypeID: p.CompanyTypeID, LeadTypeID: p.LeadTypeID,
+		LeadSourceID: p.LeadSourceID, LeadStatusID: p.LeadStatusID, LeadStageID: p.LeadStageID, OwnerID: p.OwnerID,
+		BillingAddress: p.BillingAddress, ShippingAddress: p.ShippingAddress, Notes: p.Notes, CreatedAt: p.CreatedAt,
+		// An offline-capable client names its lead with a client id and follows the mobile form's rules.
+		Mobile: p.ClientID != ""}
+	if p.CompanyLogo != "" {
+		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
+	if len(key) > 200 {
+		s.fail(w, r, validate.Errors{"idempotency_key": validate.KeyMaxLength})
+		return
+	}
+	sum := sha256.Sum256(body)
+	lead, created, err := principalFrom(r.Context()).Scope(s.db).CreateLead(r.Context(), in, key, hex.EncodeToString(sum[:]))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if created {
+		s.ok(w, r, http.StatusCreated, "leads.created", toLeadJSON(lead))
+		return
+	}
+	s.ok(w, r, http.StatusOK, "leads.alreadySaved", toLeadJSON(lead))
+}
+
+// pathID reads the {id} URL parameter; a malformed id is simply not found.
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, errNotFound
+	}
+	return id, nil
+}
+
+func (s *server) handleLeadView(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	lead, err := principalFrom(r.Context()).Scope(s.db).LeadView(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "ok", toLeadJSON(lead))
+}
+
+func (s *server) handleLeadDelete(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := principalFrom(r.Context()).Scope(s.db).DeleteLead(r.Context(), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.removeDocumentFiles(r, store.EntityLead, id)
+	s.ok(w, r, http.StatusOK, "leads.deleted", nil)
+}
+
+func (s *server) handleLeadLogo(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	logo, err := principalFrom(r.Context()).Scope(s.db).LeadLogo(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", logo.MediaType)
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	w.Header().Set("Content-Length", strconv.Itoa(len(logo.Data)))
+	_, _ = w.Write(logo.Data)
+}

@@ -1,0 +1,198 @@
+package app
+
+import (
+	"net/http"
+
+	"crm/app/store"
+	"crm/app/validate"
+)
+
+// leadInput turns the payload into the store's input (admin rules: no client id).
+func (p leadPayload) input() store.LeadInput {
+	return store.LeadInput{CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName,
+		CompanyName: p.CompanyName, CompanyEmail: p.CompanyEmail, CompanyDialCode: p.CompanyDialCode,
+		CompanyPhoneNumber: p.CompanyPhoneNumber, CompanyTypeID: p.CompanyTypeID, LeadTypeID: p.LeadTypeID,
+		LeadSourceID: p.LeadSourceID, LeadStatusID: p.LeadStatusID, LeadStageID: p.LeadStageID, OwnerID: p.OwnerID,
+		BillingAddress: p.BillingAddress, ShippingAddress: p.ShippingAddress, Notes: p.Notes, CreatedAt: p.CreatedAt}
+}
+
+func (s *server) handleLeadUpdate(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var p leadPayload
+	if _, err := readJSON(w, r, &p, maxLeadCreate); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.ClientID != "" {
+		s.fail(w, r, validate.Errors{"client_id": validate.KeyInvalid})
+		return
+	}
+	in := p.input()
+	if p.CompanyLogo != "" {
+		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	lead, err := principalFrom(r.Context()).Scope(s.db).UpdateLead(r.Context(), id, in)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
+}
+
+type fieldChange struct {
+	LeadStageID  int64 `json:"lead_stage_id"`
+	LeadStatusID int64 `json:"lead_status_id"`
+	OwnerID      int64 `json:"owner_id"`
+}
+
+// handleLeadSetField serves the single-lead quick changes (update-stage-customer-lead …).
+func (s *server) handleLeadSetField(field store.LeadField) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var body fieldChange
+		if err := decodeJSON(w, r, &body); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		scope := principalFrom(r.Context()).Scope(s.db)
+		if err := scope.SetLeadField(r.Context(), id, field, body.value(field)); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		lead, err := scope.LeadView(r.Context(), id)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.ok(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
+	}
+}
+
+func (c fieldChange) value(f store.LeadField) int64 {
+	switch f {
+	case store.FieldStage:
+		return c.LeadStageID
+	case store.FieldStatus:
+		return c.LeadStatusID
+	}
+	return c.OwnerID
+}
+
+type bulkChange struct {
+	IDs          []int64 `json:"ids"`
+	LeadStageID  int64   `json:"lead_stage_id"`
+	LeadStatusID int64   `json:"lead_status_id"`
+	OwnerID      int64   `json:"owner_id"`
+}
+
+type countData struct {
+	Count int `json:"count"`
+}
+
+// handleLeadBulkUpdate changes the stage, status or owner of many leads at once.
+func (s *server) handleLeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
+	var b bulkChange
+	if err := decodeJSON(w, r, &b); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var field store.LeadField
+	var value int64
+	set := 0
+	for f, v := range map[store.LeadField]int64{store.FieldStage: b.LeadStageID, store.FieldStatus: b.LeadStatusID, store.FieldOwner: b.OwnerID} {
+		if v != 0 {
+			field, value = f, v
+			set++
+		}
+	}
+	if set != 1 {
+		s.fail(w, r, validate.Errors{"field": "oneChange"})
+		return
+	}
+	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetLeadField(r.Context(), b.IDs, field, value)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "leads.bulkUpdated", "Count", n), Data: countData{Count: n}})
+}
+
+// handleLeadDeleteMany deletes the leads named by `ids=[…]`.
+func (s *server) handleLeadDeleteMany(w http.ResponseWriter, r *http.Request) {
+	ids, ok := idList(r, "ids")
+	if !ok || len(ids) == 0 {
+		s.fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
+		return
+	}
+	deleted, err := principalFrom(r.Context()).Scope(s.db).DeleteLeads(r.Context(), ids)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for _, id := range deleted {
+		s.removeDocumentFiles(r, store.EntityLead, id)
+	}
+	n := len(deleted)
+	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "leads.bulkDeleted", "Count", n), Data: countData{Count: n}})
+}
+
+func (s *server) handleLeadJourney(w http.ResponseWriter, r *http.Request) {
+	id := intParam(r, "lead_id")
+	page, limit := int(intParam(r, "page")), int(intParam(r, "limit"))
+	if page < 1 {
+		page = 1
+	}
+	if limit < 1 || limit > 100 {
+		limit = 20
+	}
+	rows, total, err := principalFrom(r.Context()).Scope(s.db).Journey(r.Context(), id, page, limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if rows == nil {
+		rows = []store.JourneyEntry{}
+	}
+	s.ok(w, r, http.StatusOK, "ok", listData[store.JourneyEntry]{Result: rows, Total: total, Page: page, Limit: limit})
+}
+
+// handleLeadDuplicates names reachable leads with the same email or phone.
+func (s *server) handleLeadDuplicates(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	dups, err := principalFrom(r.Context()).Scope(s.db).DuplicateLeads(r.Context(), q.Get("email"), q.Get("phone"), intParam(r, "except_id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "ok", dups)
+}
+
+// handleLeadDropdown offers leads as label/value pairs, filtered by an optional search.
+func (s *server) handleLeadDropdown(w http.ResponseWriter, r *http.Request) {
+	page, err := principalFrom(r.Context()).Scope(s.db).ListLeads(r.Context(),
+		store.LeadQuery{Page: 1, Limit: 20, Search: r.URL.Query().Get("search"), Sort: "name"})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := make([]dropdownItem, 0, len(page.Rows))
+	for _, l := range page.Rows {
+		label := l.CustomerName
+		if l.CompanyName != "" {
+			label += " — " + l.CompanyName
+		}
+		out = append(out, dropdownItem{Label: label, Value: l.ID})
+	}
+	s.ok(w, r, http.StatusOK, "ok", out)
+}

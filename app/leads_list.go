@@ -1,0 +1,53 @@
+package app
+
+import (
+	"net/http"
+	"strconv"
+)
+
+type leadSummary struct {
+	Won  int64 `json:"won"`
+	Lost int64 `json:"lost"`
+}
+
+// leadListData is a page of the lead list: the list envelope's result, total, page and limit;
+// total_capped when the total stopped counting at LeadCountCap ("10,000+"); next, the
+// `after` of the following page (null on the last); and the won and lost counts.
+type leadListData struct {
+	listData[leadJSON]
+	TotalCapped bool        `json:"total_capped"`
+	Next        *string     `json:"next"`
+	Summary     leadSummary `json:"summary"`
+}
+
+func intParam(r *http.Request, name string) int64 {
+	n, _ := strconv.ParseInt(r.URL.Query().Get(name), 10, 64)
+	return n
+}
+
+// handleLeadList is GET /v1/api/lead/list-customer-lead: the lead list page by page, with
+// the query leadQueryFromURL reads (search, sort, order, the id filters, from, to, after,
+// limit) and `page` for offset paging (the mobile list); `after` pages by keyset instead.
+func (s *server) handleLeadList(w http.ResponseWriter, r *http.Request) {
+	q, err := leadQueryFromURL(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q.Page = int(intParam(r, "page"))
+	page, err := principalFrom(r.Context()).Scope(s.db).ListLeads(r.Context(), q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	out := leadListData{listData: listData[leadJSON]{Result: make([]leadJSON, 0, len(page.Rows)),
+		Total: page.Total, Page: page.Page, Limit: page.Limit}, TotalCapped: page.TotalCapped,
+		Summary: leadSummary{Won: page.Won, Lost: page.Lost}}
+	if page.Next != "" {
+		out.Next = &page.Next
+	}
+	for i := range page.Rows {
+		out.Result = append(out.Result, toLeadJSON(&page.Rows[i]))
+	}
+	s.ok(w, r, http.StatusOK, "ok", out)
+}

@@ -1,0 +1,330 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+
+	"crm/app/i18n"
+	"crm/locales"
+	authview "crm/views/auth"
+	mobileview "crm/views/mobile"
+)
+
+// The mobile lead manager: a server-rendered shell for three client-side screens, its
+// sign-in page, the service worker, the per-language message files and the static
+// configuration the islands read at start.
+
+// Mobile screens, each served the same shell; the island picks the screen from the path.
+const (
+	mobileHome           = "/m/leads-mobile"
+	mobileAddLead        = "/m/add-lead"
+	mobileAddLeadAddress = "/m/add-lead-address"
+	mobileLogin          = "/m/login"
+)
+
+var mobileScreens = []string{mobileHome, mobileAddLead, mobileAddLeadAddress}
+
+// Mobile languages (spec section 9) and their defaults.
+var mobileLanguages = []string{"en", "fr", "es", "de", "pt", "it", "cs"}
+
+const (
+	mobileDefaultLanguage = "en"
+	mobileLocale          = "en-GB"
+	mobilePageSize        = 20
+	mobileToastMS         = 3000
+	mobileMaxFiles        = 5
+	mobileMaxFileKB       = 2048
+	apiPrefix             = "/v1/api"
+)
+
+// mobileLanguage maps the request's admin locale (fr_FR) to a mobile language (fr).
+func mobileLanguage(r *http.Request) string {
+	lang, _, _ := strings.Cut(i18n.Locale(r.Context()), "_")
+	if slices.Contains(mobileLanguages, lang) {
+		return lang
+	}
+	return mobileDefaultLanguage
+}
+
+// mobileLocalesVersion is a digest of every mobile message file: the `v` query that lets
+// browsers keep a message file until it changes.
+var mobileLocalesVersion = sync.OnceValue(func() string {
+	h := sha256.New()
+	for _, lang := range mobileLanguages {
+		b, _ := fs.ReadFile(locales.FS, "mobile/"+lang+".json")
+		h.Write([]byte(lang))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+})
+
+func mobileLocaleURL(lang string) string {
+	return "/locales/mobile/" + lang + ".json?v=" + mobileLocalesVersion()
+}
+
+// handleMobileScreen renders the shell of the lead list and of both add-lead steps.
+func (s *server) handleMobileScreen(w http.ResponseWriter, r *http.Request) {
+	lang := mobileLanguage(r)
+	props, err := json.Marshal(mobileview.Props{
+		Lang:       lang,
+		Locale:     mobileLocale,
+		LocalesURL: mobileLocaleURL(lang),
+		ConfigURL:  apiPrefix + "/config.json",
+		SWURL:      "/m/sw.js",
+		Scope:      "/m/",
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	s.render(w, r, http.StatusOK, mobileview.Shell(s.mobileShell(r, lang), string(props)))
+}
+
+func (s *server) mobileShell(r *http.Request, lang string) mobileview.Page {
+	return mobileview.Page{Lang: lang, Title: i18n.T(r.Context(), "mobile.title"),
+		CSS: s.assets.URL("mobilecss.css"), JS: s.assets.URL("mobile.js")}
+}
+
+// handleMobileRedirect sends /m, /m/ and any unknown /m/… path to the lead list.
+func (s *server) handleMobileRedirect(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, mobileHome, http.StatusSeeOther)
+}
+
+func (s *server) handleMobileLoginPage(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"), mobileHome)
+	if principalFrom(r.Context()) != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	s.mobileLoginForm(w, r, http.StatusOK, authview.LoginForm{Next: next, Action: mobileLogin})
+}
+
+func (s *server) mobileLoginForm(w http.ResponseWriter, r *http.Request, status int, f authview.LoginForm) {
+	s.render(w, r, status, mobileview.Login(s.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
+}
+
+// handleMobileLoginSubmit signs in with a long-lived session and goes back to `next`.
+func (s *server) handleMobileLoginSubmit(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, r, badRequest("error.form", err))
+		return
+	}
+	form := authview.LoginForm{Email: r.PostForm.Get("email"), Action: mobileLogin,
+		Next: safeNext(r.PostForm.Get("next"), mobileHome)}
+	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), clientIP(r))
+	if err != nil {
+		var he *httpError
+		if !errors.As(err, &he) {
+			s.fail(w, r, err)
+			return
+		}
+		form.Error = s.message(r, he)
+		if he.status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(he.args[1].(int)))
+		}
+		s.mobileLoginForm(w, r, he.status, form)
+		return
+	}
+	if err := s.startSession(r.Context(), login, true); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, form.Next, http.StatusSeeOther)
+}
+
+// handleMobileServiceWorker serves the bundled service worker at its scope, preceded by
+// the list of files it keeps for offline use. The list names the content-hashed bundles,
+// so every new build changes the worker and the browser installs the new one.
+func (s *server) handleMobileServiceWorker(w http.ResponseWriter, r *http.Request) {
+	body, err := s.assets.Open("sw.js")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	precache := append(slices.Clone(mobileScreens), s.assets.URL("mobile.js"), s.assets.URL("mobilecss.css"),
+		apiPrefix+"/config.json", mobileLocaleURL(mobileLanguage(r)))
+	list, err := json.Marshal(precache)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Service-Worker-Allowed", "/m/")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("self.CRM_PRECACHE=" + string(list) + ";\n"))
+	_, _ = w.Write(body)
+}
+
+// handleMobileLocale serves locales/mobile/{lang}.json. With the current `v` it may be
+// kept for a year; otherwise the browser revalidates.
+func (s *server) handleMobileLocale(w http.ResponseWriter, r *http.Request) {
+	lang, ok := strings.CutSuffix(chi.URLParam(r, "file"), ".json")
+	if !ok || !slices.Contains(mobileLanguages, lang) {
+		s.fail(w, r, errNotFound)
+		return
+	}
+	b, err := fs.ReadFile(locales.FS, "mobile/"+lang+".json")
+	if err != nil {
+		s.fail(w, r, errNotFound)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	if r.URL.Query().Get("v") == mobileLocalesVersion() {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	h.Set("ETag", `"`+mobileLocalesVersion()+`"`)
+	if r.Header.Get("If-None-Match") == h.Get("ETag") {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	_, _ = w.Write(b)
+}
+
+// mobileConfig is the static configuration file of the spec (section 3), with this
+// server's values.
+type mobileConfig struct {
+	CentralSystemServer configServer `json:"CentralSystemServer"`
+	Authorization       configAuth   `json:"Authorization"`
+	Advanced            configAdv    `json:"Advanced"`
+	User                configUser   `json:"User"`
+	Company             configComp   `json:"Company"`
+	Tenant              configTenant `json:"Tenant"`
+	Asset               configAsset  `json:"Asset"`
+	Site                configSite   `json:"Site"`
+	SiteArea            configArea   `json:"SiteArea"`
+}
+
+type configServer struct {
+	Protocol  string `json:"protocol"`
+	Host      string `json:"host"`
+	Port      int    `json:"port"`
+	BaseURL   string `json:"baseURL"`
+	APIPrefix string `json:"apiPrefix"`
+	APIURL    string `json:"apiURL"`
+}
+
+type configAuth struct {
+	Header        string `json:"header"`
+	Scheme        string `json:"scheme"`
+	SkipHeader    string `json:"skipHeader"`
+	IdempotencyHd string `json:"idempotencyHeader"`
+	LoginURL      string `json:"loginURL"`
+	MobileLogin   string `json:"mobileLoginURL"`
+	SessionCookie string `json:"sessionCookie"`
+}
+
+type configAdv struct {
+	PageSize          int    `json:"pageSize"`
+	FirstPage         int    `json:"firstPage"`
+	ToastTimeoutMS    int    `json:"toastTimeoutMs"`
+	ToastPosition     string `json:"toastPosition"`
+	PreventDuplicates bool   `json:"preventDuplicateToasts"`
+}
+
+type configUser struct {
+	Languages       []string `json:"languages"`
+	DefaultLanguage string   `json:"defaultLanguage"`
+	Language        string   `json:"language"`
+	Locale          string   `json:"locale"`
+	PhoneDigits     int      `json:"phoneDigits"`
+	SignedIn        bool     `json:"signedIn"`
+}
+
+type configComp struct {
+	Name string `json:"name"`
+}
+
+type configTenant struct {
+	ID   int64  `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+type configAsset struct {
+	MaxFiles     int      `json:"maxFiles"`
+	MaxFileKB    int      `json:"maxFileSizeKB"`
+	ImageTypes   []string `json:"imageTypes"`
+	StaticPrefix string   `json:"staticPrefix"`
+}
+
+type configSite struct {
+	Name       string `json:"name"`
+	Locale     string `json:"locale"`
+	DateFormat string `json:"dateFormat"`
+}
+
+type configArea struct {
+	Base           string `json:"base"`
+	LeadList       string `json:"leadList"`
+	AddLead        string `json:"addLead"`
+	AddLeadAddress string `json:"addLeadAddress"`
+	Login          string `json:"login"`
+	LocalesURL     string `json:"localesURL"`
+	LocalesVersion string `json:"localesVersion"`
+	ServiceWorker  string `json:"serviceWorker"`
+}
+
+// handleMobileConfig answers GET /v1/api/config.json. It needs no sign-in; the tenant
+// section is filled in for a signed-in caller.
+func (s *server) handleMobileConfig(w http.ResponseWriter, r *http.Request) {
+	proto := "http"
+	if r.TLS != nil {
+		proto = "https"
+	} else if s.cfg.TrustProxy && r.Header.Get("X-Forwarded-Proto") == "https" {
+		proto = "https"
+	}
+	host := r.Host
+	port := 80
+	if proto == "https" {
+		port = 443
+	}
+	if i := strings.LastIndex(host, ":"); i >= 0 && !strings.HasSuffix(host, "]") {
+		if p, err := strconv.Atoi(host[i+1:]); err == nil {
+			port = p
+		}
+	}
+	base := proto + "://" + host
+	ctx := r.Context()
+	cfg := mobileConfig{
+		CentralSystemServer: configServer{Protocol: proto, Host: r.Host, Port: port, BaseURL: base,
+			APIPrefix: apiPrefix, APIURL: base + apiPrefix},
+		Authorization: configAuth{Header: "Authorization", Scheme: "Bearer", SkipHeader: "skip",
+			IdempotencyHd: "Idempotency-Key", LoginURL: apiPrefix + "/auth/login", MobileLogin: mobileLogin,
+			SessionCookie: "crm_session"},
+		Advanced: configAdv{PageSize: mobilePageSize, FirstPage: 1, ToastTimeoutMS: mobileToastMS,
+			ToastPosition: "top-right", PreventDuplicates: true},
+		User: configUser{Languages: mobileLanguages, DefaultLanguage: mobileDefaultLanguage,
+			Language: mobileLanguage(r), Locale: mobileLocale, PhoneDigits: 10},
+		Company: configComp{Name: i18n.T(ctx, "app.name")},
+		Asset: configAsset{MaxFiles: mobileMaxFiles, MaxFileKB: mobileMaxFileKB,
+			ImageTypes: []string{"image/png", "image/jpeg", "image/gif", "image/webp"}, StaticPrefix: "/static/build/"},
+		Site: configSite{Name: i18n.T(ctx, "app.name"), Locale: mobileLocale, DateFormat: "dd/MM/yyyy"},
+		SiteArea: configArea{Base: "/m/", LeadList: mobileHome, AddLead: mobileAddLead,
+			AddLeadAddress: mobileAddLeadAddress, Login: mobileLogin, LocalesURL: "/locales/mobile/",
+			LocalesVersion: mobileLocalesVersion(), ServiceWorker: "/m/sw.js"},
+	}
+	if p := principalFrom(ctx); p != nil {
+		cfg.User.SignedIn = true
+		cfg.Tenant = configTenant{ID: p.Tenant.ID, Name: p.Tenant.Name}
+		cfg.Company.Name = p.Tenant.Name
+	}
+	// Static for minutes at a time: the browser (and the service worker through it) may reuse it.
+	w.Header().Set("Cache-Control", "private, max-age=300")
+	s.ok(w, r, http.StatusOK, "ok", cfg)
+}

@@ -1,0 +1,124 @@
+package app
+
+import (
+	"net/http"
+	"time"
+
+	"crm/app/store"
+	"crm/app/validate"
+)
+
+// reminderPayload is a reminder as the API takes it; due_at is an RFC 3339 time.
+type reminderPayload struct {
+	LeadID     int64  `json:"lead_id"`
+	Title      string `json:"title"`
+	Note       string `json:"note"`
+	DueAt      string `json:"due_at"`
+	AssigneeID int64  `json:"assignee_id"`
+	Done       bool   `json:"done"`
+}
+
+func (p reminderPayload) input() (store.ReminderInput, error) {
+	in := store.ReminderInput{Title: p.Title, Note: p.Note, AssigneeID: p.AssigneeID, Done: p.Done}
+	if p.DueAt != "" {
+		t, err := time.Parse(time.RFC3339, p.DueAt)
+		if err != nil {
+			return in, validate.Errors{"due_at": validate.KeyInvalidDate}
+		}
+		in.DueAt = t
+	}
+	return in, nil
+}
+
+func (s *server) handleReminderCreate(w http.ResponseWriter, r *http.Request) {
+	var p reminderPayload
+	if err := decodeJSON(w, r, &p); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in, err := p.input()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if p.LeadID == 0 {
+		s.fail(w, r, validate.Errors{"lead_id": validate.KeyRequired})
+		return
+	}
+	rm, err := principalFrom(r.Context()).Scope(s.db).CreateReminder(r.Context(), p.LeadID, in)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusCreated, "reminders.created", rm)
+}
+
+func (s *server) handleReminderUpdate(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var p reminderPayload
+	if err := decodeJSON(w, r, &p); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	in, err := p.input()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rm, err := principalFrom(r.Context()).Scope(s.db).UpdateReminder(r.Context(), id, in)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "reminders.updated", rm)
+}
+
+func (s *server) handleReminderView(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rm, err := principalFrom(r.Context()).Scope(s.db).ReminderView(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "ok", rm)
+}
+
+func (s *server) handleReminderDelete(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := principalFrom(r.Context()).Scope(s.db).DeleteReminder(r.Context(), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "reminders.deleted", nil)
+}
+
+func (s *server) handleReminderList(w http.ResponseWriter, r *http.Request) {
+	rows, err := principalFrom(r.Context()).Scope(s.db).Reminders(r.Context(), intParam(r, "lead_id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "ok", listData[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: len(rows)})
+}
+
+// handleNotifications lists the caller's due reminders (the header's notifications).
+func (s *server) handleNotifications(w http.ResponseWriter, r *http.Request) {
+	rows, err := principalFrom(r.Context()).Scope(s.db).DueReminders(r.Context(), 50)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.ok(w, r, http.StatusOK, "ok", listData[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: 50})
+}

@@ -1,0 +1,338 @@
+package app
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"crm/app/auth"
+	"crm/app/store"
+	"crm/app/validate"
+	"crm/views/components"
+	settingsview "crm/views/settings"
+)
+
+// The Settings area's pages: the master lists of leads (stages, statuses, sources, types,
+// personal titles, business types) and the stage settings. They call the same store
+// functions as the JSON API.
+
+func (s *server) handleSettingsHome(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, settingsview.Href(store.KindStage), http.StatusSeeOther)
+}
+
+// pathKind reads the {kind} URL parameter; an unknown kind is not found.
+func pathKind(r *http.Request) (store.MasterKind, error) {
+	k := store.MasterKind(chi.URLParam(r, "kind"))
+	if !slices.Contains(settingsview.Kinds, k) {
+		return "", errNotFound
+	}
+	return k, nil
+}
+
+// mastersModel loads a master list with the number of leads using each entry.
+func (s *server) mastersModel(r *http.Request, kind store.MasterKind) (*settingsview.Masters, error) {
+	p := principalFrom(r.Context())
+	scope := p.Scope(s.db)
+	ms, err := scope.Masters(r.Context(), kind)
+	if err != nil {
+		return nil, err
+	}
+	m := &settingsview.Masters{Kind: kind, Ordered: kind == store.KindStage,
+		CanCreate: p.Perms.Allows(auth.FeatureSettings, auth.Create), CanUpdate: p.Perms.Allows(auth.FeatureSettings, auth.Update),
+		CanDelete: p.Perms.Allows(auth.FeatureSettings, auth.Delete)}
+	for _, master := range ms {
+		n, err := scope.MasterUsage(r.Context(), &master)
+		if err != nil {
+			return nil, err
+		}
+		m.Rows = append(m.Rows, settingsview.MasterRow{Master: master, Count: n, Name: master.Name})
+	}
+	return m, nil
+}
+
+// renderMasters shows a master list; the stage list carries board.js for ordering by drag.
+func (s *server) renderMasters(w http.ResponseWriter, r *http.Request, status int, m *settingsview.Masters) {
+	title := tr(r, "settingsPage.kind."+string(m.Kind)) + " · " + tr(r, "settingsPage.title")
+	if m.Ordered && m.CanUpdate {
+		s.pageWithScript(w, r, status, title, settingsview.MastersPage(*m), "board.js")
+		return
+	}
+	s.page(w, r, status, title, settingsview.MastersPage(*m))
+}
+
+func (s *server) handleMastersPage(w http.ResponseWriter, r *http.Request) {
+	kind, err := pathKind(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	m, err := s.mastersModel(r, kind)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.renderMasters(w, r, http.StatusOK, m)
+}
+
+// fieldError is the key of a validation error for field (or of any field), if err is one.
+func fieldError(err error, field string) (string, bool) {
+	var ve validate.Errors
+	if !errors.As(err, &ve) {
+		return "", false
+	}
+	if key, ok := ve[field]; ok {
+		return key, true
+	}
+	for _, key := range ve {
+		return key, true
+	}
+	return validate.KeyInvalid, true
+}
+
+func (s *server) handleMasterAddPage(w http.ResponseWriter, r *http.Request) {
+	kind, err := pathKind(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := readSmallForm(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	name := r.PostFormValue("name")
+	_, err = principalFrom(r.Context()).Scope(s.db).CreateMaster(r.Context(), kind, name)
+	if key, refused := fieldError(err, "name"); refused {
+		m, err := s.mastersModel(r, kind)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		m.AddName, m.AddError = name, key
+		s.renderMasters(w, r, http.StatusUnprocessableEntity, m)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "masters.created"))
+	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
+}
+
+func (s *server) handleMasterRenamePage(w http.ResponseWriter, r *http.Request) {
+	kind, err := pathKind(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := readSmallForm(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	name := r.PostFormValue("name")
+	_, err = principalFrom(r.Context()).Scope(s.db).UpdateMaster(r.Context(), kind, id, name)
+	if key, refused := fieldError(err, "name"); refused {
+		m, err := s.mastersModel(r, kind)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		for i := range m.Rows {
+			if m.Rows[i].Master.ID == id {
+				m.Rows[i].Name, m.Rows[i].Error = name, key
+			}
+		}
+		s.renderMasters(w, r, http.StatusUnprocessableEntity, m)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "masters.updated"))
+	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
+}
+
+// handleMasterMovePage moves a stage one place up or down: the way to order stages
+// without dragging.
+func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
+	kind, err := pathKind(r)
+	if err != nil || kind != store.KindStage {
+		s.fail(w, r, errNotFound)
+		return
+	}
+	id, err := pathID(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := readSmallForm(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	scope := principalFrom(r.Context()).Scope(s.db)
+	ms, err := scope.Masters(r.Context(), kind)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ids := make([]int64, len(ms))
+	at := -1
+	for i, m := range ms {
+		ids[i] = m.ID
+		if m.ID == id {
+			at = i
+		}
+	}
+	if at < 0 {
+		s.fail(w, r, errNotFound)
+		return
+	}
+	to := at - 1
+	if r.PostFormValue("dir") == "down" {
+		to = at + 1
+	}
+	if to >= 0 && to < len(ids) {
+		ids[at], ids[to] = ids[to], ids[at]
+		if err := scope.ReorderMasters(r.Context(), kind, ids); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.sessions.Put(r.Context(), sessFlash, tr(r, "stages.reordered"))
+	}
+	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
+}
+
+// masterConfirm is the confirmation step of deleting a master, or its refusal.
+func (s *server) masterConfirm(r *http.Request, kind store.MasterKind, m *store.Master, refusal string) templ.Component {
+	back := settingsview.Href(kind)
+	return components.Confirm(components.ConfirmModel{
+		Title:   tr(r, "settingsPage.deleteTitle", "Name", m.Name),
+		Message: tr(r, "settingsPage.deleteMessage", "Name", m.Name),
+		Error:   refusal, Action: back + "/" + strconv.FormatInt(m.ID, 10) + "/delete",
+		Confirm: tr(r, "settingsPage.delete"), CancelHref: back, Cancel: tr(r, "settingsPage.back"), Danger: true})
+}
+
+// masterOf loads the master named by the path.
+func (s *server) masterOf(r *http.Request) (store.MasterKind, *store.Master, error) {
+	kind, err := pathKind(r)
+	if err != nil {
+		return "", nil, err
+	}
+	id, err := pathID(r)
+	if err != nil {
+		return "", nil, err
+	}
+	m, err := principalFrom(r.Context()).Scope(s.db).Master(r.Context(), kind, id)
+	return kind, m, err
+}
+
+// deleteRefusal says why a master cannot go, or "" if it can.
+func deleteRefusal(r *http.Request, err error) (string, int) {
+	var inUse *store.InUseError
+	if errors.As(err, &inUse) {
+		return tr(r, "masters.inUse", "Count", inUse.Count), http.StatusConflict
+	}
+	if key, refused := fieldError(err, "id"); refused {
+		return tr(r, "validation."+key), http.StatusUnprocessableEntity
+	}
+	return "", 0
+}
+
+func (s *server) handleMasterDeletePage(w http.ResponseWriter, r *http.Request) {
+	kind, m, err := s.masterOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// Say up front when the entry is still in use, rather than after the click.
+	n, err := principalFrom(r.Context()).Scope(s.db).MasterUsage(r.Context(), m)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	refusal := ""
+	if n > 0 {
+		refusal = tr(r, "masters.inUse", "Count", n)
+	}
+	s.page(w, r, http.StatusOK, tr(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
+}
+
+func (s *server) handleMasterDeleteSubmit(w http.ResponseWriter, r *http.Request) {
+	kind, m, err := s.masterOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	err = principalFrom(r.Context()).Scope(s.db).DeleteMaster(r.Context(), kind, m.ID)
+	if refusal, status := deleteRefusal(r, err); refusal != "" {
+		s.page(w, r, status, tr(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "masters.deleted"))
+	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
+}
+
+// stageSettingsFields are the stage settings form's fields.
+var stageSettingsFields = []string{"default_stage_id", "won_stage_id", "lost_stage_id"}
+
+func (s *server) renderStageSettings(w http.ResponseWriter, r *http.Request, status int, values, errs map[string]string) {
+	p := principalFrom(r.Context())
+	stages, err := p.Scope(s.db).Masters(r.Context(), store.KindStage)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.page(w, r, status, tr(r, "settingsPage.stageSettings")+" · "+tr(r, "settingsPage.title"),
+		settingsview.StageSettingsPage(settingsview.StageSettings{Stages: stages, Values: values, Errors: errs,
+			CanUpdate: p.Perms.Allows(auth.FeatureSettings, auth.Update)}))
+}
+
+func (s *server) handleStageSettingsPage(w http.ResponseWriter, r *http.Request) {
+	st, err := principalFrom(r.Context()).Scope(s.db).StageSettings(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.renderStageSettings(w, r, http.StatusOK, map[string]string{"default_stage_id": strconv.FormatInt(st.DefaultStageID, 10),
+		"won_stage_id": strconv.FormatInt(st.WonStageID, 10), "lost_stage_id": strconv.FormatInt(st.LostStageID, 10)}, nil)
+}
+
+func (s *server) handleStageSettingsSubmit(w http.ResponseWriter, r *http.Request) {
+	if err := readSmallForm(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	values := map[string]string{}
+	ids := map[string]int64{}
+	for _, f := range stageSettingsFields {
+		values[f] = r.PostFormValue(f)
+		ids[f], _ = strconv.ParseInt(values[f], 10, 64)
+	}
+	_, err := principalFrom(r.Context()).Scope(s.db).UpdateStageSettings(r.Context(), store.StageSettings{
+		DefaultStageID: ids["default_stage_id"], WonStageID: ids["won_stage_id"], LostStageID: ids["lost_stage_id"]})
+	var ve validate.Errors
+	if errors.As(err, &ve) {
+		s.renderStageSettings(w, r, http.StatusUnprocessableEntity, values, ve)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "stages.settingsSaved"))
+	http.Redirect(w, r, "/settings/stages", http.StatusSeeOther)
+}

@@ -1,0 +1,309 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/auth"
+	"crm/app/validate"
+)
+
+// Client is a customer of the tenant, often converted from a lead.
+type Client struct {
+	bun.BaseModel `bun:"table:clients,alias:c"`
+	Owned
+
+	ID                 int64     `bun:"id,pk,autoincrement" json:"id"`
+	LeadID             *int64    `bun:"lead_id" json:"lead_id"`
+	CustomerTitle      string    `bun:"customer_title,notnull" json:"customer_title"`
+	CustomerName       string    `bun:"customer_name,notnull" json:"customer_name"`
+	CompanyName        string    `bun:"company_name,notnull" json:"company_name"`
+	CompanyEmail       string    `bun:"company_email,notnull" json:"company_email"`
+	CompanyDialCode    string    `bun:"company_dial_code,notnull" json:"company_dial_code"`
+	CompanyPhoneNumber string    `bun:"company_phone_number,notnull" json:"company_phone_number"`
+	CompanyTypeID      *int64    `bun:"company_type_id" json:"company_type_id"`
+	OwnerID            *int64    `bun:"owner_id" json:"owner_id"`
+	CreatedBy          *int64    `bun:"created_by" json:"created_by"`
+	BillingAddress     *Address  `bun:"billing_address" json:"billing_address"`
+	ShippingAddress    *Address  `bun:"shipping_address" json:"shipping_address"`
+	Notes              string    `bun:"notes,notnull" json:"notes"`
+	SearchText         string    `bun:"search_text,notnull" json:"-"`
+	CreatedAt          time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	UpdatedAt          time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+}
+
+// ClientView is a client with the names of what it refers to.
+type ClientView struct {
+	Client `bun:",extend"`
+
+	CompanyTypeName string `bun:"company_type_name,scanonly" json:"company_type_name"`
+	OwnerName       string `bun:"owner_name,scanonly" json:"owner_name"`
+	CreatedUserName string `bun:"created_user_name,scanonly" json:"created_user_name"`
+	LeadName        string `bun:"lead_name,scanonly" json:"lead_name"`
+}
+
+// ClientInput is what a create or update of a client may set.
+type ClientInput struct {
+	CustomerTitle      string
+	CustomerName       string
+	CompanyName        string
+	CompanyEmail       string
+	CompanyDialCode    string
+	CompanyPhoneNumber string
+	CompanyTypeID      *int64
+	OwnerID            *int64
+	BillingAddress     *Address
+	ShippingAddress    *Address
+	Notes              string
+}
+
+// validate applies the same rules as a lead created in the admin.
+func (in *ClientInput) validate() validate.Errors {
+	l := LeadInput{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
+		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
+		BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress, Notes: in.Notes}
+	errs := l.validate()
+	in.CustomerTitle, in.CustomerName, in.CompanyName = l.CustomerTitle, l.CustomerName, l.CompanyName
+	in.CompanyEmail, in.CompanyDialCode, in.CompanyPhoneNumber = l.CompanyEmail, l.CompanyDialCode, l.CompanyPhoneNumber
+	return errs
+}
+
+func clientSearchText(c *Client) string {
+	return strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
+		c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
+}
+
+// clients starts a query on the clients this scope may reach (own-records rule included).
+func (s Scope) clients(model any) *bun.SelectQuery {
+	q := s.Select(model)
+	if s.ownOnly(auth.FeatureClients) {
+		q = q.Where("(c.owner_id = ? OR c.created_by = ?)", s.UserID, s.UserID)
+	}
+	return q
+}
+
+func (s Scope) clientViews(rows any) *bun.SelectQuery {
+	return s.clients(rows).ColumnExpr("c.*").
+		ColumnExpr("ct.name AS company_type_name, ou.name AS owner_name, cu.name AS created_user_name, l.customer_name AS lead_name").
+		Join("LEFT JOIN lead_masters AS ct ON ct.tenant_id = c.tenant_id AND ct.id = c.company_type_id").
+		Join("LEFT JOIN users AS ou ON ou.tenant_id = c.tenant_id AND ou.id = c.owner_id").
+		Join("LEFT JOIN users AS cu ON cu.tenant_id = c.tenant_id AND cu.id = c.created_by").
+		Join("LEFT JOIN leads AS l ON l.tenant_id = c.tenant_id AND l.id = c.lead_id")
+}
+
+// ClientView loads one client the scope may reach.
+func (s Scope) ClientView(ctx context.Context, id int64) (*ClientView, error) {
+	v := &ClientView{}
+	err := s.clientViews(v).Where("c.id = ?", id).Scan(ctx)
+	return v, notFound(err)
+}
+
+// CreateClient adds a client, with its journey entry.
+func (s Scope) CreateClient(ctx context.Context, in ClientInput) (*ClientView, error) {
+	errs := in.validate()
+	var id int64
+	err := s.Tx(ctx, func(tx Scope) error {
+		if err := tx.strictMaster(ctx, KindBusinessType, in.CompanyTypeID, "company_type_id", errs); err != nil {
+			return err
+		}
+		if err := tx.checkOwner(ctx, auth.FeatureClients, in.OwnerID, errs); err != nil {
+			return err
+		}
+		if len(errs) > 0 {
+			return errs
+		}
+		c := tx.newClient(in)
+		if _, err := tx.Insert(c).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
+			return err
+		}
+		id = c.ID
+		return tx.Record(ctx, "client", c.ID, "create", nil, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.ClientView(ctx, id)
+}
+
+func (s Scope) newClient(in ClientInput) *Client {
+	c := &Client{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
+		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
+		CompanyTypeID: nonZero(in.CompanyTypeID), BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress,
+		Notes: in.Notes}
+	if s.UserID != 0 {
+		uid := s.UserID
+		c.CreatedBy, c.OwnerID = &uid, &uid
+	}
+	if in.OwnerID != nil && *in.OwnerID != 0 {
+		c.OwnerID = in.OwnerID
+	}
+	c.SearchText = clientSearchText(c)
+	return c
+}
+
+// UpdateClient replaces a reachable client's editable fields, recording what changed.
+func (s Scope) UpdateClient(ctx context.Context, id int64, in ClientInput) (*ClientView, error) {
+	errs := in.validate()
+	err := s.Tx(ctx, func(tx Scope) error {
+		if err := tx.strictMaster(ctx, KindBusinessType, in.CompanyTypeID, "company_type_id", errs); err != nil {
+			return err
+		}
+		if err := tx.checkOwner(ctx, auth.FeatureClients, in.OwnerID, errs); err != nil {
+			return err
+		}
+		if len(errs) > 0 {
+			return errs
+		}
+		old := &Client{}
+		if err := tx.clients(old).Where("c.id = ?", id).Scan(ctx); err != nil {
+			return notFound(err)
+		}
+		next := tx.newClient(in)
+		next.Owned, next.ID, next.LeadID, next.CreatedBy, next.CreatedAt = old.Owned, old.ID, old.LeadID, old.CreatedBy, old.CreatedAt
+		if in.OwnerID == nil || *in.OwnerID == 0 {
+			next.OwnerID = old.OwnerID
+		}
+		next.UpdatedAt = time.Now().UTC()
+		if _, err := tx.Update(next).WherePK().Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "client", id, "update", old, next)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.ClientView(ctx, id)
+}
+
+// DeleteClient removes a reachable client, recording what it was.
+func (s Scope) DeleteClient(ctx context.Context, id int64) error {
+	return s.Tx(ctx, func(tx Scope) error {
+		c := &Client{}
+		if err := tx.clients(c).Where("c.id = ?", id).Scan(ctx); err != nil {
+			return notFound(err)
+		}
+		if _, err := tx.Delete((*Client)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+		if err := tx.deleteDocumentsOf(ctx, "client", id); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "client", id, "delete", c, nil)
+	})
+}
+
+// ClientQuery selects a page of clients.
+type ClientQuery struct {
+	Page   int
+	Limit  int
+	Search string
+	Sort   string // recent (default), name, company
+}
+
+// ClientPage is one page of clients.
+type ClientPage struct {
+	Rows  []ClientView
+	Total int64
+}
+
+// ListClients returns a page of the clients the scope may reach.
+func (s Scope) ListClients(ctx context.Context, q ClientQuery) (*ClientPage, error) {
+	if q.Page < 1 {
+		q.Page = 1
+	}
+	if q.Limit < 1 || q.Limit > 100 {
+		q.Limit = 20
+	}
+	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
+		if term := strings.ToLower(strings.TrimSpace(q.Search)); term != "" {
+			sq = sq.Where(`c.search_text LIKE ? ESCAPE '\'`, "%"+escapeLike(term)+"%")
+		}
+		return sq
+	}
+	var rows []ClientView
+	sel := filter(s.clientViews(&rows))
+	switch q.Sort {
+	case "name":
+		sel = sel.OrderExpr("lower(c.customer_name), c.id DESC")
+	case "company":
+		sel = sel.OrderExpr("lower(c.company_name), c.id DESC")
+	default:
+		sel = sel.OrderExpr("c.id DESC")
+	}
+	if err := sel.Limit(int64(q.Limit)).Offset(int64((q.Page - 1) * q.Limit)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	total, err := filter(s.clients((*Client)(nil))).Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &ClientPage{Rows: rows, Total: total}, nil
+}
+
+// ErrAlreadyConverted refuses a second conversion of the same lead.
+var ErrAlreadyConverted = errors.New("lead already converted")
+
+// ConvertLead makes a client from a reachable lead in one transaction: the client takes the
+// lead's fields and is linked to it, the lead moves to the won stage, and both journeys
+// record it. A lead converts once.
+func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, error) {
+	var clientID int64
+	err := s.Tx(ctx, func(tx Scope) error {
+		l, err := tx.leadForUpdate(ctx, leadID)
+		if err != nil {
+			return err
+		}
+		if done, err := tx.Select((*Client)(nil)).Where("lead_id = ?", leadID).Exists(ctx); err != nil {
+			return err
+		} else if done {
+			return ErrAlreadyConverted
+		}
+		c := &Client{LeadID: &l.ID, CustomerTitle: l.CustomerTitle, CustomerName: l.CustomerName,
+			CompanyName: l.CompanyName, CompanyEmail: l.CompanyEmail, CompanyDialCode: l.CompanyDialCode,
+			CompanyPhoneNumber: l.CompanyPhoneNumber, CompanyTypeID: l.CompanyTypeID, OwnerID: l.OwnerID,
+			BillingAddress: l.BillingAddress, ShippingAddress: l.ShippingAddress, Notes: l.Notes}
+		if s.UserID != 0 {
+			uid := s.UserID
+			c.CreatedBy = &uid
+		}
+		c.SearchText = clientSearchText(c)
+		if _, err := tx.Insert(c).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
+			if isUniqueViolation(err) {
+				return ErrAlreadyConverted
+			}
+			return err
+		}
+		clientID = c.ID
+		if err := tx.Record(ctx, "client", c.ID, "create", map[string]any{"lead_id": l.ID}, c); err != nil {
+			return err
+		}
+		settings, err := tx.StageSettings(ctx)
+		if err != nil {
+			return err
+		}
+		if settings.WonStageID != 0 {
+			next := *l
+			won := settings.WonStageID
+			next.LeadStageID = &won
+			if err := tx.saveLeadChange(ctx, l, &next, nil); err != nil {
+				return err
+			}
+		}
+		return tx.Record(ctx, "lead", l.ID, "convert", nil, map[string]any{"client_id": c.ID})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.ClientView(ctx, clientID)
+}
+
+// ClientOfLead returns the client a lead was converted to, if any.
+func (s Scope) ClientOfLead(ctx context.Context, leadID int64) (*Client, error) {
+	c := &Client{}
+	err := s.Select(c).Where("lead_id = ?", leadID).Scan(ctx)
+	return c, notFound(err)
+}

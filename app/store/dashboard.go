@@ -1,0 +1,517 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/auth"
+	"crm/app/validate"
+)
+
+// The dashboards: how the pipeline is doing over a chosen period, for the caller's record
+// scope. Every figure counts the leads (or clients) created in the period, by the UTC day of
+// their created_at, and reads them from per-day counters (lead_day_counts,
+// client_day_counts) that triggers keep in step with the rows in the same transaction (see
+// sql/*/20261122000007_dashboard.tx.up.sql). Neither counter table grows with the number of
+// leads beyond one row per day and combination, so the figures cost the same at a hundred
+// leads and at a million.
+
+// Period presets, as the `period` query parameter names them.
+const (
+	PeriodLast7   = "7d"     // today and the 6 days before
+	PeriodLast30  = "30d"    // today and the 29 days before
+	PeriodLast90  = "90d"    // today and the 89 days before
+	PeriodYear    = "year"   // 1 January of this year to today
+	PeriodAll     = "all"    // the first day with a lead or client in reach to today
+	PeriodCustom  = "custom" // from and to, both days included
+	DefaultPeriod = PeriodLast30
+)
+
+// PeriodPresets lists the presets in the order a picker offers them.
+var PeriodPresets = []string{PeriodLast7, PeriodLast30, PeriodLast90, PeriodYear, PeriodAll, PeriodCustom}
+
+// Intervals of a time series: a point per day for periods of up to 31 days, per week
+// (Monday to Sunday) up to 6 months (183 days), per month up to 10 years, per year beyond.
+const (
+	IntervalDay   = "day"
+	IntervalWeek  = "week"
+	IntervalMonth = "month"
+	IntervalYear  = "year"
+)
+
+const (
+	// DayLayout is how days are written in parameters, counters and JSON.
+	DayLayout = "2006-01-02"
+	// MaxPeriodDays bounds a custom period (about 10 years).
+	MaxPeriodDays = 3660
+	maxDayDays    = 31
+	maxWeekDays   = 183
+)
+
+// Period is a span of whole UTC days, both ends included.
+type Period struct {
+	Preset string
+	From   time.Time // first day, at 00:00 UTC; zero for PeriodAll until the dashboard resolves it
+	To     time.Time // last day, at 00:00 UTC
+}
+
+// Days is the number of days in the period.
+func (p Period) Days() int { return int(p.To.Sub(p.From).Hours()/24) + 1 }
+
+// Interval is the step of the period's time series.
+func (p Period) Interval() string {
+	switch d := p.Days(); {
+	case d <= maxDayDays:
+		return IntervalDay
+	case d <= maxWeekDays:
+		return IntervalWeek
+	case d <= MaxPeriodDays:
+		return IntervalMonth
+	default:
+		return IntervalYear
+	}
+}
+
+// MarshalJSON writes {"preset": "30d", "from": "2026-10-24", "to": "2026-11-22", "days": 30}.
+func (p Period) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Preset string `json:"preset"`
+		From   string `json:"from"`
+		To     string `json:"to"`
+		Days   int    `json:"days"`
+	}{p.Preset, p.From.Format(DayLayout), p.To.Format(DayLayout), p.Days()})
+}
+
+// Day is the UTC day of t, at 00:00.
+func Day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// parseDay reads a day as YYYY-MM-DD (as date inputs send it) or dd/MM/yyyy (the spec's
+// display format).
+func parseDay(s string) (time.Time, bool) {
+	for _, layout := range []string{DayLayout, "02/01/2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// ParsePeriod reads a period from a preset or from two days. With no preset, from/to make a
+// custom period and nothing at all is DefaultPeriod; a preset other than custom ignores
+// from/to. today is the current UTC day. Mistakes come back as validate.Errors on the
+// fields period, from and to.
+func ParsePeriod(preset, from, to string, today time.Time) (Period, error) {
+	preset = strings.ToLower(strings.TrimSpace(preset))
+	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+	if preset == "" {
+		preset = DefaultPeriod
+		if from != "" || to != "" {
+			preset = PeriodCustom
+		}
+	}
+	today = Day(today)
+	p := Period{Preset: preset, To: today}
+	switch preset {
+	case PeriodLast7:
+		p.From = today.AddDate(0, 0, -6)
+	case PeriodLast30:
+		p.From = today.AddDate(0, 0, -29)
+	case PeriodLast90:
+		p.From = today.AddDate(0, 0, -89)
+	case PeriodYear:
+		p.From = time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	case PeriodAll:
+	case PeriodCustom:
+		errs := validate.Errors{}
+		for _, f := range []struct {
+			field, raw string
+			dst        *time.Time
+		}{{"from", from, &p.From}, {"to", to, &p.To}} {
+			day, ok := parseDay(f.raw)
+			switch {
+			case f.raw == "":
+				errs.Add(f.field, validate.KeyRequired)
+			case !ok:
+				errs.Add(f.field, validate.KeyInvalidDate)
+			}
+			*f.dst = day
+		}
+		if len(errs) == 0 && (p.To.Before(p.From) || p.Days() > MaxPeriodDays) {
+			errs.Add("to", validate.KeyInvalid)
+		}
+		if len(errs) > 0 {
+			return Period{Preset: preset}, errs
+		}
+	default:
+		return Period{Preset: DefaultPeriod}, validate.Errors{"period": validate.KeyInvalid}
+	}
+	return p, nil
+}
+
+// Dashboard parts a caller asks for.
+const (
+	DashboardLeads   = 1 << iota // LeadFigures
+	DashboardClients             // ClientFigures
+)
+
+// Dashboard is the figures of one period for one caller.
+type Dashboard struct {
+	Period   Period
+	Interval string
+	// Leads is nil when not asked for, or when the caller's role has no view on leads.
+	Leads *LeadFigures
+	// Clients is nil when not asked for, or when the caller's role has no view on clients.
+	Clients *ClientFigures
+}
+
+// LeadFigures describe the leads created in the period that the caller may reach.
+type LeadFigures struct {
+	Total int64 `json:"total"`
+	// Won and Lost count the leads now in a stage flagged is_won or is_lost; Open the rest.
+	Won  int64 `json:"won"`
+	Lost int64 `json:"lost"`
+	Open int64 `json:"open"`
+	// ConversionRate is won ÷ (won + lost) × 100 over the leads created in the period: the
+	// share of the decided leads that were won, in percent rounded to one decimal. It is nil
+	// while none of them is won or lost.
+	ConversionRate *float64 `json:"conversion_rate"`
+	// ByStage is the funnel: every stage in stage order, with the leads now in it. ByStatus
+	// and BySource likewise, in their display order. A "none" entry (ID 0) is added last
+	// when leads have no stage, status or source.
+	ByStage  []Slice `json:"by_stage"`
+	ByStatus []Slice `json:"by_status"`
+	BySource []Slice `json:"by_source"`
+	// Series is the number of new leads per interval, every interval of the period present.
+	Series []Bucket `json:"series"`
+}
+
+// ClientFigures describe the clients created in the period that the caller may reach.
+type ClientFigures struct {
+	Total  int64    `json:"total"`
+	Series []Bucket `json:"series"`
+}
+
+// Slice is one bar of a breakdown: a stage, status or source and its count.
+type Slice struct {
+	ID     int64  `json:"id"`
+	Name   string `json:"name"`
+	Count  int64  `json:"count"`
+	IsWon  bool   `json:"is_won,omitempty"`
+	IsLost bool   `json:"is_lost,omitempty"`
+}
+
+// Bucket is one interval of a time series, its days clipped to the period.
+type Bucket struct {
+	Start time.Time
+	End   time.Time
+	Count int64
+	key   string // the interval's first day, as the query groups by it
+}
+
+// MarshalJSON writes {"start": "2026-11-16", "end": "2026-11-22", "count": 4}.
+func (b Bucket) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Start string `json:"start"`
+		End   string `json:"end"`
+		Count int64  `json:"count"`
+	}{b.Start.Format(DayLayout), b.End.Format(DayLayout), b.Count})
+}
+
+// buckets lays out every interval of the period, empty.
+func buckets(p Period, interval string) []Bucket {
+	var out []Bucket
+	start := p.From
+	switch interval {
+	case IntervalWeek:
+		start = start.AddDate(0, 0, -((int(start.Weekday()) + 6) % 7)) // back to Monday
+	case IntervalMonth:
+		start = time.Date(start.Year(), start.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case IntervalYear:
+		start = time.Date(start.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	for s := start; !s.After(p.To); {
+		var next time.Time
+		switch interval {
+		case IntervalDay:
+			next = s.AddDate(0, 0, 1)
+		case IntervalWeek:
+			next = s.AddDate(0, 0, 7)
+		case IntervalMonth:
+			next = s.AddDate(0, 1, 0)
+		default:
+			next = s.AddDate(1, 0, 0)
+		}
+		b := Bucket{Start: s, End: next.AddDate(0, 0, -1), key: s.Format(DayLayout)}
+		if b.Start.Before(p.From) {
+			b.Start = p.From
+		}
+		if b.End.After(p.To) {
+			b.End = p.To
+		}
+		out = append(out, b)
+		s = next
+	}
+	return out
+}
+
+// bucketExpr is the SQL of the first day of a counter's interval, as YYYY-MM-DD text.
+func bucketExpr(d Dialect, interval, col string) string {
+	if d == Postgres {
+		if interval == IntervalDay {
+			return "to_char(" + col + ", 'YYYY-MM-DD')"
+		}
+		return "to_char(date_trunc('" + interval + "', " + col + "), 'YYYY-MM-DD')"
+	}
+	switch interval {
+	case IntervalWeek: // %w is 0 on Sunday: step back to Monday
+		return "date(" + col + ", '-' || ((CAST(strftime('%w', " + col + ") AS INTEGER) + 6) % 7) || ' days')"
+	case IntervalMonth:
+		return "substr(" + col + ", 1, 7) || '-01'"
+	case IntervalYear:
+		return "substr(" + col + ", 1, 4) || '-01-01'"
+	default:
+		return col
+	}
+}
+
+// leadDayCount is one counter of lead_day_counts: the leads of a tenant created on a day with
+// this stage, status and source (0 for none), under user_id 0 for all of them, else for the
+// ones that user owns or created. Triggers keep them; the store only reads them.
+type leadDayCount struct {
+	bun.BaseModel `bun:"table:lead_day_counts,alias:ldc"`
+	Owned
+
+	UserID   int64  `bun:"user_id,pk"`
+	Day      string `bun:"day,pk"`
+	StageID  int64  `bun:"stage_id,pk"`
+	StatusID int64  `bun:"status_id,pk"`
+	SourceID int64  `bun:"source_id,pk"`
+	N        int64  `bun:"n,notnull"`
+}
+
+// clientDayCount is one counter of client_day_counts, under the same rules.
+type clientDayCount struct {
+	bun.BaseModel `bun:"table:client_day_counts,alias:cdc"`
+	Owned
+
+	UserID int64  `bun:"user_id,pk"`
+	Day    string `bun:"day,pk"`
+	N      int64  `bun:"n,notnull"`
+}
+
+// forDashboard is the scope as the dashboard sees it: a dashboard grant limited to "own"
+// records narrows leads and clients to the user's own too.
+func (s Scope) forDashboard() Scope {
+	if !s.ownOnly(auth.FeatureDashboard) {
+		return s
+	}
+	p := maps.Clone(s.perms)
+	for _, f := range []auth.Feature{auth.FeatureLeads, auth.FeatureClients} {
+		g := p[f]
+		g.Scope = auth.ScopeOwn
+		p[f] = g
+	}
+	s.perms = p
+	return s
+}
+
+// canView reports whether the scope's user may see the feature's records at all (the
+// system scope, without permissions, may).
+func (s Scope) canView(f auth.Feature) bool { return s.perms == nil || s.perms.Allows(f, auth.View) }
+
+// counterUser is the user_id of the counters that hold what the scope may reach of a
+// feature: the user's own under an "own" grant, else the whole tenant's (0). It is the
+// counters' form of the rule Scope.leads and Scope.clients apply to the rows.
+func (s Scope) counterUser(f auth.Feature) int64 {
+	if s.ownOnly(f) {
+		return s.UserID
+	}
+	return 0
+}
+
+// leadDays starts a query on the lead counters this scope may reach.
+func (s Scope) leadDays() *bun.SelectQuery {
+	return s.Select((*leadDayCount)(nil)).Where("ldc.user_id = ?", s.counterUser(auth.FeatureLeads))
+}
+
+// clientDays starts a query on the client counters this scope may reach.
+func (s Scope) clientDays() *bun.SelectQuery {
+	return s.Select((*clientDayCount)(nil)).Where("cdc.user_id = ?", s.counterUser(auth.FeatureClients))
+}
+
+// Dashboard computes the parts asked for (DashboardLeads|DashboardClients) over the period,
+// within the caller's record scope. A PeriodAll period starts on the first day that has a
+// lead or client counted in reach (today when there is none).
+func (s Scope) Dashboard(ctx context.Context, p Period, parts int) (*Dashboard, error) {
+	s = s.forDashboard()
+	leads := parts&DashboardLeads != 0 && s.canView(auth.FeatureLeads)
+	clients := parts&DashboardClients != 0 && s.canView(auth.FeatureClients)
+	if p.To.IsZero() {
+		return nil, errors.New("dashboard: period without an end")
+	}
+	if p.From.IsZero() {
+		p.From = p.To
+		for _, q := range []struct {
+			on    bool
+			sel   func() *bun.SelectQuery
+			alias string
+		}{{leads, s.leadDays, "ldc"}, {clients, s.clientDays, "cdc"}} {
+			if !q.on {
+				continue
+			}
+			var first []string
+			sel := q.sel().ColumnExpr(bucketExpr(s.Dialect(), IntervalDay, q.alias+".day") + " AS day").
+				Where(q.alias + ".n <> 0").OrderExpr(q.alias + ".day").Limit(1)
+			if err := s.scanList(ctx, sel, &first); err != nil {
+				return nil, err
+			}
+			if len(first) == 1 {
+				if t, ok := parseDay(first[0]); ok && t.Before(p.From) {
+					p.From = t
+				}
+			}
+		}
+	}
+	d := &Dashboard{Period: p, Interval: p.Interval()}
+	var err error
+	if leads {
+		if d.Leads, err = s.leadFigures(ctx, p, d.Interval); err != nil {
+			return nil, err
+		}
+	}
+	if clients {
+		if d.Clients, err = s.clientFigures(ctx, p, d.Interval); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// inPeriod limits a counter query to the period's days.
+func inPeriod(sel *bun.SelectQuery, col string, p Period) *bun.SelectQuery {
+	return sel.Where(col+" >= ?", p.From.Format(DayLayout)).Where(col+" <= ?", p.To.Format(DayLayout))
+}
+
+// leadFigures reads the lead counters of the period in one grouped query (interval × stage ×
+// status × source: a few hundred rows at most) and adds them up every way the dashboard
+// shows them.
+func (s Scope) leadFigures(ctx context.Context, p Period, interval string) (*LeadFigures, error) {
+	var masters []Master
+	if err := s.scanList(ctx, s.Select(&masters).Where("kind IN (?)", bun.In([]MasterKind{KindStage, KindStatus, KindSource})).
+		OrderExpr("sort_order, id")); err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		Bucket   string `bun:"bucket"`
+		StageID  int64  `bun:"stage_id"`
+		StatusID int64  `bun:"status_id"`
+		SourceID int64  `bun:"source_id"`
+		N        int64  `bun:"n"`
+	}
+	sel := inPeriod(s.leadDays(), "ldc.day", p).
+		ColumnExpr(bucketExpr(s.Dialect(), interval, "ldc.day") + " AS bucket").
+		ColumnExpr("ldc.stage_id, ldc.status_id, ldc.source_id").
+		ColumnExpr("CAST(SUM(ldc.n) AS BIGINT) AS n").
+		GroupExpr("1, 2, 3, 4").
+		Having("SUM(ldc.n) <> 0")
+	if err := s.scanList(ctx, sel, &rows); err != nil {
+		return nil, err
+	}
+
+	f := &LeadFigures{Series: buckets(p, interval)}
+	at := make(map[string]int, len(f.Series))
+	for i, b := range f.Series {
+		at[b.key] = i
+	}
+	stage, status, source := map[int64]int64{}, map[int64]int64{}, map[int64]int64{}
+	for _, r := range rows {
+		f.Total += r.N
+		stage[r.StageID] += r.N
+		status[r.StatusID] += r.N
+		source[r.SourceID] += r.N
+		if i, ok := at[r.Bucket]; ok {
+			f.Series[i].Count += r.N
+		}
+	}
+	slices := func(kind MasterKind, counts map[int64]int64) []Slice {
+		out := []Slice{}
+		for _, m := range masters {
+			if m.Kind != kind {
+				continue
+			}
+			out = append(out, Slice{ID: m.ID, Name: m.Name, Count: counts[m.ID], IsWon: m.IsWon, IsLost: m.IsLost})
+			delete(counts, m.ID)
+		}
+		var none int64 // no master, or one gone since (the masters in use cannot be deleted)
+		for _, n := range counts {
+			none += n
+		}
+		if none != 0 {
+			out = append(out, Slice{Count: none})
+		}
+		return out
+	}
+	f.ByStage = slices(KindStage, stage)
+	f.ByStatus = slices(KindStatus, status)
+	f.BySource = slices(KindSource, source)
+	for _, st := range f.ByStage {
+		switch {
+		case st.IsWon:
+			f.Won += st.Count
+		case st.IsLost:
+			f.Lost += st.Count
+		}
+	}
+	f.Open = f.Total - f.Won - f.Lost
+	if decided := f.Won + f.Lost; decided > 0 {
+		rate := math.Round(float64(f.Won)*1000/float64(decided)) / 10
+		f.ConversionRate = &rate
+	}
+	return f, nil
+}
+
+// clientFigures reads the client counters of the period, grouped by interval.
+func (s Scope) clientFigures(ctx context.Context, p Period, interval string) (*ClientFigures, error) {
+	var rows []struct {
+		Bucket string `bun:"bucket"`
+		N      int64  `bun:"n"`
+	}
+	sel := inPeriod(s.clientDays(), "cdc.day", p).
+		ColumnExpr(bucketExpr(s.Dialect(), interval, "cdc.day") + " AS bucket").
+		ColumnExpr("CAST(SUM(cdc.n) AS BIGINT) AS n").
+		GroupExpr("1")
+	if err := s.scanList(ctx, sel, &rows); err != nil {
+		return nil, err
+	}
+	f := &ClientFigures{Series: buckets(p, interval)}
+	at := make(map[string]int, len(f.Series))
+	for i, b := range f.Series {
+		at[b.key] = i
+	}
+	for _, r := range rows {
+		f.Total += r.N
+		if i, ok := at[r.Bucket]; ok {
+			f.Series[i].Count += r.N
+		}
+	}
+	return f, nil
+}
+
+// ExplainDashboard returns the plan of every statement Dashboard runs for the period and
+// parts, each headed by its SQL, without running them (as ExplainListLeads does for the
+// lead list): each should be an index range scan of the counters, never a read of the leads.
+func (s Scope) ExplainDashboard(ctx context.Context, p Period, parts int) ([]string, error) {
+	x := &explainLog{}
+	_, err := s.Dashboard(context.WithValue(ctx, explainKey{}, x), p, parts)
+	return x.plans, err
+}

@@ -1,0 +1,134 @@
+// Package store holds the bun models, the tenant-scoped queries and the rules that change data.
+// Nothing here knows about HTTP.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for database/sql
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+	_ "modernc.org/sqlite" // pure-Go SQLite driver
+
+	migrations "crm/sql"
+)
+
+// Dialect names the database engine behind a DB.
+type Dialect string
+
+// The two engines the product runs on.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is the application's database handle. Tenant data is reached only through Scope.
+type DB struct {
+	bun     *bun.DB
+	Dialect Dialect
+}
+
+// DefaultURL is where the embedded database lives when nothing else is configured.
+const DefaultURL = "sqlite:./data/crm.db"
+
+// Open connects to the database named by url: postgres://… or postgresql://… selects
+// PostgreSQL; sqlite:PATH or a plain path selects the embedded SQLite database.
+func Open(ctx context.Context, url string) (*DB, error) {
+	if url == "" {
+		url = DefaultURL
+	}
+	var db *DB
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		sqldb, err := sql.Open("pgx", url)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		sqldb.SetMaxOpenConns(20)
+		sqldb.SetMaxIdleConns(20)
+		db = &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}
+	default:
+		path := strings.TrimPrefix(url, "sqlite:")
+		if path == "" {
+			return nil, errors.New("sqlite: empty database path")
+		}
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database folder: %w", err)
+			}
+		}
+		// WAL for concurrent readers, FULL sync so an acknowledged write survives a crash,
+		// IMMEDIATE transactions so two writers queue instead of failing to upgrade a lock.
+		dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+			"&_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)&_txlock=immediate"
+		sqldb, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		sqldb.SetMaxOpenConns(8)
+		sqldb.SetMaxIdleConns(8)
+		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite}
+	}
+	if err := db.Ping(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("database unreachable: %w", err)
+	}
+	return db, nil
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.bun.PingContext(ctx) }
+
+// Close releases the connections.
+func (db *DB) Close() error { return db.bun.Close() }
+
+// Migrate applies every pending migration of this dialect and returns the names applied.
+// Running it twice is a no-op; on PostgreSQL an advisory lock keeps two starts from racing.
+func (db *DB) Migrate(ctx context.Context) ([]string, error) {
+	sub, err := fs.Sub(migrations.FS, string(db.Dialect))
+	if err != nil {
+		return nil, err
+	}
+	ms := migrate.NewMigrations()
+	if err := ms.Discover(sub); err != nil {
+		return nil, fmt.Errorf("discover migrations: %w", err)
+	}
+	if db.Dialect == Postgres {
+		conn, err := db.bun.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(7243001)"); err != nil {
+			return nil, fmt.Errorf("migration lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7243001)") //nolint:errcheck
+	}
+	m := migrate.NewMigrator(db.bun, ms, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return nil, fmt.Errorf("init migrations: %w", err)
+	}
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	var names []string
+	for _, mg := range group.Migrations {
+		names = append(names, mg.Name)
+	}
+	return names, nil
+}
+
+// RunInTx runs fn in one transaction: committed if fn returns nil, rolled back otherwise.
+func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.bun.RunInTx(ctx, nil, fn)
+}

@@ -1,0 +1,413 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/auth"
+	"crm/app/validate"
+)
+
+// Address is a billing or shipping address, kept as JSON on the lead.
+type Address struct {
+	FlatNo  string `json:"flatNo"`
+	Street  string `json:"street"`
+	City    string `json:"city"`
+	State   string `json:"state"`
+	Zip     string `json:"zip"`
+	Country string `json:"country"`
+}
+
+// Lead is a prospective customer of a tenant.
+type Lead struct {
+	bun.BaseModel `bun:"table:leads,alias:l"`
+	Owned
+
+	ID                 int64     `bun:"id,pk,autoincrement" json:"id"`
+	ClientID           *string   `bun:"client_id" json:"client_id"`
+	CustomerTitle      string    `bun:"customer_title,notnull" json:"customer_title"`
+	CustomerName       string    `bun:"customer_name,notnull" json:"customer_name"`
+	CompanyName        string    `bun:"company_name,notnull" json:"company_name"`
+	CompanyEmail       string    `bun:"company_email,notnull" json:"company_email"`
+	CompanyDialCode    string    `bun:"company_dial_code,notnull" json:"company_dial_code"`
+	CompanyPhoneNumber string    `bun:"company_phone_number,notnull" json:"company_phone_number"`
+	CompanyTypeID      *int64    `bun:"company_type_id" json:"company_type_id"`
+	LeadTypeID         *int64    `bun:"lead_type_id" json:"lead_type_id"`
+	LeadSourceID       *int64    `bun:"lead_source_id" json:"lead_source_id"`
+	LeadStatusID       *int64    `bun:"lead_status_id" json:"lead_status_id"`
+	LeadStageID        *int64    `bun:"lead_stage_id" json:"lead_stage_id"`
+	OwnerID            *int64    `bun:"owner_id" json:"owner_id"`
+	CreatedBy          *int64    `bun:"created_by" json:"created_by"`
+	BillingAddress     *Address  `bun:"billing_address" json:"billing_address"`
+	ShippingAddress    *Address  `bun:"shipping_address" json:"shipping_address"`
+	Notes              string    `bun:"notes,notnull" json:"notes"`
+	SearchText         string    `bun:"search_text,notnull" json:"-"`
+	CreatedAt          time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	UpdatedAt          time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+}
+
+// LeadView is a lead with the names of what it refers to, as lists and pages show it.
+type LeadView struct {
+	Lead `bun:",extend"`
+
+	LeadStageName   string `bun:"lead_stage_name,scanonly" json:"lead_stage_name"`
+	LeadStatusName  string `bun:"lead_status_name,scanonly" json:"lead_status_name"`
+	LeadSourceName  string `bun:"lead_source_name,scanonly" json:"lead_source_name"`
+	LeadTypeName    string `bun:"lead_type_name,scanonly" json:"lead_type_name"`
+	CompanyTypeName string `bun:"company_type_name,scanonly" json:"company_type_name"`
+	CreatedUserName string `bun:"created_user_name,scanonly" json:"created_user_name"`
+	OwnerName       string `bun:"owner_name,scanonly" json:"owner_name"`
+	HasLogo         bool   `bun:"has_logo,scanonly" json:"-"`
+	LeadStageIsWon  bool   `bun:"lead_stage_is_won,scanonly" json:"-"`
+	LeadStageIsLost bool   `bun:"lead_stage_is_lost,scanonly" json:"-"`
+}
+
+// Logo is an image stored with a lead.
+type Logo struct {
+	MediaType string
+	Data      []byte
+}
+
+type leadLogo struct {
+	bun.BaseModel `bun:"table:lead_logos,alias:ll"`
+	Owned
+
+	LeadID    int64  `bun:"lead_id,pk"`
+	MediaType string `bun:"media_type,notnull"`
+	Data      []byte `bun:"data,notnull"`
+}
+
+type idempotencyKey struct {
+	bun.BaseModel `bun:"table:idempotency_keys,alias:ik"`
+	Owned
+
+	Key         string    `bun:"key,pk"`
+	RequestHash string    `bun:"request_hash,notnull"`
+	LeadID      int64     `bun:"lead_id,notnull"`
+	CreatedAt   time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+}
+
+// LeadInput is what a create (or, later, an update) of a lead may set.
+type LeadInput struct {
+	ClientID           string
+	CustomerTitle      string
+	CustomerName       string
+	CompanyName        string
+	CompanyEmail       string
+	CompanyDialCode    string
+	CompanyPhoneNumber string
+	CompanyTypeID      *int64
+	LeadTypeID         *int64
+	LeadSourceID       *int64
+	LeadStatusID       *int64
+	LeadStageID        *int64
+	OwnerID            *int64
+	BillingAddress     *Address
+	ShippingAddress    *Address
+	Notes              string
+	CreatedAt          *time.Time
+	Logo               *Logo
+	// Mobile applies the mobile form's rules: phone of exactly 10 digits, a lead type,
+	// and both addresses with flat/door number, city, state and country.
+	Mobile bool
+}
+
+// Field limits.
+const (
+	maxTextLen = 200
+	maxNotes   = 10000
+)
+
+func (in *LeadInput) validate() validate.Errors {
+	for _, p := range []*string{&in.ClientID, &in.CustomerTitle, &in.CustomerName, &in.CompanyName, &in.CompanyEmail,
+		&in.CompanyDialCode, &in.CompanyPhoneNumber} {
+		*p = strings.TrimSpace(*p)
+	}
+	in.CompanyEmail = strings.ToLower(in.CompanyEmail)
+	errs := validate.Errors{}
+	errs.Check(validate.Required(in.CustomerName), "customer_name", validate.KeyRequired)
+	errs.Check(validate.Required(in.CompanyEmail), "company_email", validate.KeyRequired)
+	errs.Check(validate.Email(in.CompanyEmail), "company_email", validate.KeyInvalidEmail)
+	if in.Mobile {
+		errs.Check(validate.Required(in.CompanyPhoneNumber), "company_phone_number", validate.KeyRequired)
+		errs.Check(validate.MobilePhone(in.CompanyPhoneNumber), "company_phone_number", validate.KeyInvalidPhone)
+		errs.Check(in.LeadTypeID != nil && *in.LeadTypeID > 0, "lead_type_id", validate.KeyRequired)
+	} else if in.CompanyPhoneNumber != "" {
+		errs.Check(validate.Phone(in.CompanyPhoneNumber), "company_phone_number", validate.KeyInvalidPhone)
+	}
+	if in.CompanyDialCode != "" {
+		errs.Check(dialCode(in.CompanyDialCode), "company_dial_code", validate.KeyInvalid)
+	}
+	text := map[string]string{"customer_title": in.CustomerTitle, "customer_name": in.CustomerName,
+		"company_name": in.CompanyName, "client_id": in.ClientID}
+	for field, v := range text {
+		errs.Check(validate.NoHTML(v), field, validate.KeyHTMLNotAllowed)
+		errs.Check(validate.MaxLen(v, maxTextLen), field, validate.KeyMaxLength)
+	}
+	errs.Check(validate.NoHTML(in.Notes), "notes", validate.KeyHTMLNotAllowed)
+	errs.Check(validate.MaxLen(in.Notes, maxNotes), "notes", validate.KeyMaxLength)
+	for prefix, a := range map[string]*Address{"billing_address": in.BillingAddress, "shipping_address": in.ShippingAddress} {
+		if a == nil {
+			if in.Mobile {
+				errs.Add(prefix+".flatNo", validate.KeyRequired)
+			}
+			continue
+		}
+		a.trim()
+		if in.Mobile {
+			errs.Check(validate.Required(a.FlatNo), prefix+".flatNo", validate.KeyRequired)
+			errs.Check(validate.Required(a.City), prefix+".city", validate.KeyRequired)
+			errs.Check(validate.Required(a.State), prefix+".state", validate.KeyRequired)
+			errs.Check(validate.Required(a.Country), prefix+".country", validate.KeyRequired)
+		}
+		for f, v := range map[string]string{"flatNo": a.FlatNo, "street": a.Street, "city": a.City, "state": a.State, "zip": a.Zip, "country": a.Country} {
+			errs.Check(validate.NoHTML(v), prefix+"."+f, validate.KeyHTMLNotAllowed)
+			errs.Check(validate.MaxLen(v, maxTextLen), prefix+"."+f, validate.KeyMaxLength)
+		}
+	}
+	return errs
+}
+
+func (a *Address) trim() {
+	for _, p := range []*string{&a.FlatNo, &a.Street, &a.City, &a.State, &a.Zip, &a.Country} {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+func dialCode(s string) bool {
+	s = strings.TrimPrefix(s, "+")
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// searchText is the lowercased text a search term is matched against.
+func searchText(l *Lead) string {
+	return strings.ToLower(strings.Join([]string{l.CustomerName, l.CompanyName, l.CompanyEmail,
+		l.CompanyDialCode + l.CompanyPhoneNumber, l.CompanyPhoneNumber}, " "))
+}
+
+// ownOnly reports whether the scope's user may reach only the records of the feature they
+// own or created.
+func (s Scope) ownOnly(f auth.Feature) bool {
+	return s.perms != nil && s.perms[f].Scope == auth.ScopeOwn
+}
+
+// ownLeadsOnly reports whether the scope's user may reach only the leads they own or created.
+func (s Scope) ownLeadsOnly() bool { return s.ownOnly(auth.FeatureLeads) }
+
+// leads starts a query on the leads this scope may reach: the tenant's, and only the
+// user's own when their role says "own". Every lead query starts here.
+func (s Scope) leads(model any) *bun.SelectQuery {
+	q := s.Select(model)
+	if s.ownLeadsOnly() {
+		q = q.Where("(l.owner_id = ? OR l.created_by = ?)", s.UserID, s.UserID)
+	}
+	return q
+}
+
+// leadViews adds the joined names to a lead query.
+func (s Scope) leadViews(rows any) *bun.SelectQuery {
+	return s.leads(rows).
+		ColumnExpr("l.*").
+		ColumnExpr("st.name AS lead_stage_name, st.is_won AS lead_stage_is_won, st.is_lost AS lead_stage_is_lost").
+		ColumnExpr("ss.name AS lead_status_name, so.name AS lead_source_name, ty.name AS lead_type_name").
+		ColumnExpr("ct.name AS company_type_name, cu.name AS created_user_name, ou.name AS owner_name").
+		ColumnExpr("EXISTS (SELECT 1 FROM lead_logos ll WHERE ll.tenant_id = l.tenant_id AND ll.lead_id = l.id) AS has_logo").
+		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id").
+		Join("LEFT JOIN lead_masters AS ss ON ss.tenant_id = l.tenant_id AND ss.id = l.lead_status_id").
+		Join("LEFT JOIN lead_masters AS so ON so.tenant_id = l.tenant_id AND so.id = l.lead_source_id").
+		Join("LEFT JOIN lead_masters AS ty ON ty.tenant_id = l.tenant_id AND ty.id = l.lead_type_id").
+		Join("LEFT JOIN lead_masters AS ct ON ct.tenant_id = l.tenant_id AND ct.id = l.company_type_id").
+		Join("LEFT JOIN users AS cu ON cu.tenant_id = l.tenant_id AND cu.id = l.created_by").
+		Join("LEFT JOIN users AS ou ON ou.tenant_id = l.tenant_id AND ou.id = l.owner_id")
+}
+
+// LeadView loads one lead the scope may reach, with its names.
+func (s Scope) LeadView(ctx context.Context, id int64) (*LeadView, error) {
+	v := &LeadView{}
+	err := s.leadViews(v).Where("l.id = ?", id).Scan(ctx)
+	return v, notFound(err)
+}
+
+// ErrIdempotencyMismatch: the key was used before for a different request.
+var ErrIdempotencyMismatch = validate.Errors{"idempotency_key": "idempotencyMismatch"}
+
+// CreateLead adds a lead, all or nothing, with its logo, its journey entry and its
+// idempotency key. A repeat of the same idempotency key, or of the same client id, returns
+// the lead first created and created=false; the same key with another request is refused.
+func (s Scope) CreateLead(ctx context.Context, in LeadInput, idemKey, requestHash string) (*LeadView, bool, error) {
+	if errs := in.validate(); len(errs) > 0 {
+		return nil, false, errs
+	}
+	if v, err := s.existingLead(ctx, in.ClientID, idemKey, requestHash); v != nil || err != nil {
+		return v, false, err
+	}
+	var id int64
+	err := s.Tx(ctx, func(tx Scope) error {
+		// Checked again inside the transaction, where SQLite holds the write lock.
+		if v, err := tx.existingLead(ctx, in.ClientID, idemKey, requestHash); v != nil || err != nil {
+			if err == nil {
+				id = v.ID
+				return errRepeat
+			}
+			return err
+		}
+		l, err := tx.newLead(ctx, in)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Insert(l).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
+			return err
+		}
+		id = l.ID
+		if in.Logo != nil {
+			if _, err := tx.Insert(&leadLogo{LeadID: l.ID, MediaType: in.Logo.MediaType, Data: in.Logo.Data}).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		if idemKey != "" {
+			if _, err := tx.Insert(&idempotencyKey{Key: idemKey, RequestHash: requestHash, LeadID: l.ID}).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return tx.Record(ctx, "lead", l.ID, "create", nil, l)
+	})
+	switch {
+	case errors.Is(err, errRepeat):
+		v, err := s.LeadView(ctx, id)
+		return v, false, err
+	case err != nil && isUniqueViolation(err):
+		// A concurrent duplicate won the race: answer with its lead.
+		v, err2 := s.existingLead(ctx, in.ClientID, idemKey, requestHash)
+		if err2 != nil || v == nil {
+			return nil, false, errors.Join(err, err2)
+		}
+		return v, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	v, err := s.LeadView(ctx, id)
+	return v, true, err
+}
+
+var errRepeat = errors.New("repeat of an earlier create")
+
+// existingLead finds the lead an earlier create with the same key or client id made.
+func (s Scope) existingLead(ctx context.Context, clientID, idemKey, requestHash string) (*LeadView, error) {
+	if idemKey != "" {
+		k := &idempotencyKey{}
+		err := s.Select(k).Where("key = ?", idemKey).Scan(ctx)
+		switch notFound(err) {
+		case nil:
+			if k.RequestHash != requestHash {
+				return nil, ErrIdempotencyMismatch
+			}
+			return s.LeadView(ctx, k.LeadID)
+		case ErrNotFound:
+		default:
+			return nil, err
+		}
+	}
+	if clientID != "" {
+		l := &Lead{}
+		err := s.Select(l).Column("id").Where("client_id = ?", clientID).Scan(ctx)
+		switch notFound(err) {
+		case nil:
+			return s.LeadView(ctx, l.ID)
+		case ErrNotFound:
+		default:
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// newLead builds the row for a create: masters resolved in this tenant (unknown stage,
+// status and source fall back to the defaults), the creator as owner.
+func (s Scope) newLead(ctx context.Context, in LeadInput) (*Lead, error) {
+	l := &Lead{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
+		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
+		BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress, Notes: in.Notes}
+	if in.ClientID != "" {
+		cid := in.ClientID
+		l.ClientID = &cid
+	}
+	var err error
+	if l.LeadStageID, err = s.resolveMaster(ctx, KindStage, in.LeadStageID, true); err != nil {
+		return nil, err
+	}
+	if l.LeadStatusID, err = s.resolveMaster(ctx, KindStatus, in.LeadStatusID, true); err != nil {
+		return nil, err
+	}
+	if l.LeadSourceID, err = s.resolveMaster(ctx, KindSource, in.LeadSourceID, true); err != nil {
+		return nil, err
+	}
+	if l.LeadTypeID, err = s.resolveMaster(ctx, KindType, in.LeadTypeID, false); err != nil {
+		return nil, err
+	}
+	if in.Mobile && l.LeadTypeID == nil {
+		return nil, validate.Errors{"lead_type_id": validate.KeyInvalid}
+	}
+	if l.CompanyTypeID, err = s.resolveMaster(ctx, KindBusinessType, in.CompanyTypeID, false); err != nil {
+		return nil, err
+	}
+	if s.UserID != 0 {
+		uid := s.UserID
+		l.CreatedBy = &uid
+		l.OwnerID = &uid
+	}
+	if in.OwnerID != nil && !s.ownLeadsOnly() {
+		if _, err := s.User(ctx, *in.OwnerID); err != nil {
+			return nil, validate.Errors{"owner_id": validate.KeyInvalid}
+		}
+		l.OwnerID = in.OwnerID
+	}
+	if in.CreatedAt != nil && !in.CreatedAt.IsZero() && in.CreatedAt.Before(time.Now().Add(time.Minute)) {
+		l.CreatedAt = in.CreatedAt.UTC()
+	}
+	l.SearchText = searchText(l)
+	return l, nil
+}
+
+// DeleteLead removes a lead the scope may reach, recording what it was.
+func (s Scope) DeleteLead(ctx context.Context, id int64) error {
+	return s.Tx(ctx, func(tx Scope) error {
+		l := &Lead{}
+		if err := tx.leads(l).Where("l.id = ?", id).Scan(ctx); err != nil {
+			return notFound(err)
+		}
+		// A converted client keeps its data but loses the link; documents go with the lead.
+		if _, err := tx.Update((*Client)(nil)).Set("lead_id = NULL").Where("lead_id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+		if err := tx.deleteDocumentsOf(ctx, EntityLead, id); err != nil {
+			return err
+		}
+		if _, err := tx.Delete((*Lead)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "lead", id, "delete", l, nil)
+	})
+}
+
+// LeadLogo returns the logo of a lead the scope may reach.
+func (s Scope) LeadLogo(ctx context.Context, leadID int64) (*Logo, error) {
+	if exists, err := s.leads((*Lead)(nil)).Where("l.id = ?", leadID).Exists(ctx); err != nil {
+		return nil, err
+	} else if !exists {
+		return nil, ErrNotFound
+	}
+	lg := &leadLogo{}
+	if err := s.Select(lg).Where("lead_id = ?", leadID).Scan(ctx); err != nil {
+		return nil, notFound(err)
+	}
+	return &Logo{MediaType: lg.MediaType, Data: lg.Data}, nil
+}

@@ -1,0 +1,300 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/validate"
+)
+
+// InUseError refuses to delete a master that leads still use.
+type InUseError struct {
+	Kind  MasterKind
+	Count int64
+}
+
+func (e *InUseError) Error() string {
+	return fmt.Sprintf("%s used by %d leads", e.Kind, e.Count)
+}
+
+// MasterKinds lists every kind of master.
+var MasterKinds = []MasterKind{KindStage, KindStatus, KindSource, KindType, KindTitle, KindBusinessType}
+
+// leadColumn is the lead column that refers to a kind ("" when leads keep the name, as
+// for personal titles).
+func (k MasterKind) leadColumn() string {
+	switch k {
+	case KindStage:
+		return "lead_stage_id"
+	case KindStatus:
+		return "lead_status_id"
+	case KindSource:
+		return "lead_source_id"
+	case KindType:
+		return "lead_type_id"
+	case KindBusinessType:
+		return "company_type_id"
+	}
+	return ""
+}
+
+func validMasterName(name string) (string, validate.Errors) {
+	name = strings.TrimSpace(name)
+	errs := validate.Errors{}
+	errs.Check(validate.Required(name), "name", validate.KeyRequired)
+	errs.Check(validate.NoHTML(name), "name", validate.KeyHTMLNotAllowed)
+	errs.Check(validate.MaxLen(name, 100), "name", validate.KeyMaxLength)
+	return name, errs
+}
+
+// CreateMaster adds an entry at the end of a master list.
+func (s Scope) CreateMaster(ctx context.Context, kind MasterKind, name string) (*Master, error) {
+	name, errs := validMasterName(name)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	m := &Master{Kind: kind, Name: name}
+	err := s.Tx(ctx, func(tx Scope) error {
+		if taken, err := tx.Select((*Master)(nil)).Where("kind = ? AND name = ?", kind, name).Exists(ctx); err != nil {
+			return err
+		} else if taken {
+			return validate.Errors{"name": validate.KeyTaken}
+		}
+		var last struct {
+			Max int `bun:"max"`
+		}
+		if err := tx.Select((*Master)(nil)).ColumnExpr("COALESCE(MAX(sort_order), 0) AS max").Where("kind = ?", kind).Scan(ctx, &last); err != nil {
+			return err
+		}
+		m.SortOrder = last.Max + 1
+		if _, err := tx.Insert(m).Returning("id, created_at").Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "master", m.ID, "create", nil, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// UpdateMaster renames an entry of a master list.
+func (s Scope) UpdateMaster(ctx context.Context, kind MasterKind, id int64, name string) (*Master, error) {
+	name, errs := validMasterName(name)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	var m *Master
+	err := s.Tx(ctx, func(tx Scope) error {
+		old, err := tx.Master(ctx, kind, id)
+		if err != nil {
+			return err
+		}
+		if taken, err := tx.Select((*Master)(nil)).Where("kind = ? AND name = ? AND id <> ?", kind, name, id).Exists(ctx); err != nil {
+			return err
+		} else if taken {
+			return validate.Errors{"name": validate.KeyTaken}
+		}
+		if _, err := tx.Update((*Master)(nil)).Set("name = ?", name).Where("id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+		if kind == KindTitle {
+			// Leads keep the title's text: follow the rename.
+			if _, err := tx.Update((*Lead)(nil)).Set("customer_title = ?", name).Where("customer_title = ?", old.Name).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		m = old
+		m.Name = name
+		return tx.Record(ctx, "master", id, "update", map[string]string{"name": old.Name}, map[string]string{"name": name})
+	})
+	return m, err
+}
+
+// MasterUsage counts the leads that use a master.
+func (s Scope) MasterUsage(ctx context.Context, m *Master) (int64, error) {
+	q := s.Select((*Lead)(nil))
+	if col := m.Kind.leadColumn(); col != "" {
+		q = q.Where("l."+col+" = ?", m.ID)
+	} else {
+		q = q.Where("l.customer_title = ?", m.Name)
+	}
+	return q.Count(ctx)
+}
+
+// DeleteMaster removes an entry no lead uses; one still in use is refused with the count.
+// The default, won and lost stages cannot go either: choose others first.
+func (s Scope) DeleteMaster(ctx context.Context, kind MasterKind, id int64) error {
+	return s.Tx(ctx, func(tx Scope) error {
+		m, err := tx.Master(ctx, kind, id)
+		if err != nil {
+			return err
+		}
+		n, err := tx.MasterUsage(ctx, m)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return &InUseError{Kind: kind, Count: n}
+		}
+		if m.IsDefault || m.IsWon || m.IsLost {
+			return validate.Errors{"id": "masterInSettings"}
+		}
+		if _, err := tx.Delete((*Master)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "master", id, "delete", m, nil)
+	})
+}
+
+// ReorderMasters sets the display order of a kind: ids must list every entry once.
+func (s Scope) ReorderMasters(ctx context.Context, kind MasterKind, ids []int64) error {
+	return s.Tx(ctx, func(tx Scope) error {
+		all, err := tx.Masters(ctx, kind)
+		if err != nil {
+			return err
+		}
+		seen := map[int64]bool{}
+		for _, id := range ids {
+			seen[id] = true
+		}
+		if len(ids) != len(all) || len(seen) != len(all) {
+			return validate.Errors{"ids": validate.KeyInvalid}
+		}
+		before := make([]int64, 0, len(all))
+		for _, m := range all {
+			if !seen[m.ID] {
+				return validate.Errors{"ids": validate.KeyInvalid}
+			}
+			before = append(before, m.ID)
+		}
+		for i, id := range ids {
+			if _, err := tx.Update((*Master)(nil)).Set("sort_order = ?", i+1).Where("id = ?", id).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		return tx.Record(ctx, "master", 0, "reorder", map[string]any{"kind": kind, "ids": before}, map[string]any{"kind": kind, "ids": ids})
+	})
+}
+
+// StageSettings say which stage new leads start in and which stages count as won and lost.
+type StageSettings struct {
+	DefaultStageID int64 `json:"default_stage_id"`
+	WonStageID     int64 `json:"won_stage_id"`
+	LostStageID    int64 `json:"lost_stage_id"`
+}
+
+// StageSettings reads the tenant's stage settings, making sensible ones if none are set
+// (first stage as default; the won and lost flags as they are).
+func (s Scope) StageSettings(ctx context.Context) (StageSettings, error) {
+	var st StageSettings
+	stages, err := s.Masters(ctx, KindStage)
+	if err != nil {
+		return st, err
+	}
+	for _, m := range stages {
+		if m.IsDefault && st.DefaultStageID == 0 {
+			st.DefaultStageID = m.ID
+		}
+		if m.IsWon && st.WonStageID == 0 {
+			st.WonStageID = m.ID
+		}
+		if m.IsLost && st.LostStageID == 0 {
+			st.LostStageID = m.ID
+		}
+	}
+	if st.DefaultStageID == 0 && len(stages) > 0 {
+		st.DefaultStageID = stages[0].ID
+	}
+	return st, nil
+}
+
+// UpdateStageSettings sets the default, won and lost stages; won and lost must differ.
+func (s Scope) UpdateStageSettings(ctx context.Context, st StageSettings) (StageSettings, error) {
+	errs := validate.Errors{}
+	err := s.Tx(ctx, func(tx Scope) error {
+		for field, id := range map[string]int64{"default_stage_id": st.DefaultStageID, "won_stage_id": st.WonStageID, "lost_stage_id": st.LostStageID} {
+			if id == 0 {
+				errs.Add(field, validate.KeyRequired)
+				continue
+			}
+			if _, err := tx.Master(ctx, KindStage, id); errors.Is(err, ErrNotFound) {
+				errs.Add(field, validate.KeyInvalid)
+			} else if err != nil {
+				return err
+			}
+		}
+		if st.WonStageID != 0 && st.WonStageID == st.LostStageID {
+			errs.Add("lost_stage_id", "wonLostSame")
+		}
+		if len(errs) > 0 {
+			return errs
+		}
+		before, err := tx.StageSettings(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Update((*Master)(nil)).Where("kind = ?", KindStage).
+			Set("is_default = (id = ?)", st.DefaultStageID).Set("is_won = (id = ?)", st.WonStageID).
+			Set("is_lost = (id = ?)", st.LostStageID).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "stage_settings", 0, "update", before, st)
+	})
+	if err != nil {
+		return StageSettings{}, err
+	}
+	return st, nil
+}
+
+// SavedView is a user's named lead list query (the list page's URL query string).
+type SavedView struct {
+	bun.BaseModel `bun:"table:saved_views,alias:sv"`
+	Owned
+
+	ID        int64     `bun:"id,pk,autoincrement" json:"id"`
+	UserID    int64     `bun:"user_id,notnull" json:"user_id"`
+	Name      string    `bun:"name,notnull" json:"name"`
+	Query     string    `bun:"query,notnull" json:"query"`
+	CreatedAt time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+}
+
+// SaveView stores the query under the name for the scope's user, replacing one of that name.
+func (s Scope) SaveView(ctx context.Context, name, query string) (*SavedView, error) {
+	name, errs := validMasterName(name)
+	errs.Check(validate.MaxLen(query, 2000), "query", validate.KeyMaxLength)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	v := &SavedView{UserID: s.UserID, Name: name, Query: strings.TrimPrefix(query, "?")}
+	_, err := s.Insert(v).On("CONFLICT (tenant_id, user_id, name) DO UPDATE").Set("query = EXCLUDED.query").
+		Returning("id, created_at").Exec(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// SavedViews lists the scope user's saved views by name.
+func (s Scope) SavedViews(ctx context.Context) ([]SavedView, error) {
+	out := []SavedView{}
+	err := s.Select(&out).Where("user_id = ?", s.UserID).OrderExpr("name").Scan(ctx)
+	return out, err
+}
+
+// DeleteSavedView removes one of the scope user's saved views.
+func (s Scope) DeleteSavedView(ctx context.Context, id int64) error {
+	res, err := s.Delete((*SavedView)(nil)).Where("id = ? AND user_id = ?", id, s.UserID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Tenant is a customer company; its rows are isolated from every other tenant's.
+type Tenant struct {
+	bun.BaseModel `bun:"table:tenants,alias:tn"`
+
+	ID            int64     `bun:"id,pk,autoincrement" json:"id"`
+	Name          string    `bun:"name,notnull" json:"name"`
+	DefaultLocale string    `bun:"default_locale,notnull" json:"default_locale"`
+	CreatedAt     time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+}
+
+// Role is a named set of permissions within a tenant.
+type Role struct {
+	bun.BaseModel `bun:"table:roles,alias:r"`
+	Owned
+
+	ID        int64     `bun:"id,pk,autoincrement" json:"id"`
+	Name      string    `bun:"name,notnull" json:"name"`
+	Builtin   bool      `bun:"builtin,notnull" json:"builtin"`
+	CreatedAt time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+}
+
+// RolePermission is one role's grant on one feature.
+type RolePermission struct {
+	bun.BaseModel `bun:"table:role_permissions,alias:rp"`
+	Owned
+
+	RoleID    int64  `bun:"role_id,pk"`
+	Feature   string `bun:"feature,pk"`
+	CanView   bool   `bun:"can_view,notnull"`
+	CanCreate bool   `bun:"can_create,notnull"`
+	CanUpdate bool   `bun:"can_update,notnull"`
+	CanDelete bool   `bun:"can_delete,notnull"`
+	Scope     string `bun:"scope,notnull"`
+}
+
+// User is a member of a tenant's staff who signs in.
+type User struct {
+	bun.BaseModel `bun:"table:users,alias:u"`
+	Owned
+
+	ID           int64     `bun:"id,pk,autoincrement" json:"id"`
+	Email        string    `bun:"email,notnull" json:"email"`
+	Name         string    `bun:"name,notnull" json:"name"`
+	Phone        string    `bun:"phone,notnull" json:"phone"`
+	PasswordHash string    `bun:"password_hash,notnull" json:"-"`
+	RoleID       int64     `bun:"role_id,notnull" json:"role_id"`
+	Locale       string    `bun:"locale,notnull" json:"locale"`
+	Active       bool      `bun:"active,notnull" json:"active"`
+	CreatedAt    time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	UpdatedAt    time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+}
+
+// userDirectory maps a login email to its tenant and user; the only lookup made before
+// the tenant is known.
+type userDirectory struct {
+	bun.BaseModel `bun:"table:user_directory"`
+
+	Email    string `bun:"email,pk"`
+	TenantID int64  `bun:"tenant_id,notnull"`
+	UserID   int64  `bun:"user_id,notnull"`
+}
+
+// APIToken is a revocable bearer token; only the hash of its secret is stored.
+type APIToken struct {
+	bun.BaseModel `bun:"table:api_tokens,alias:tok"`
+	Owned
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	UserID     int64      `bun:"user_id,notnull"`
+	TokenHash  string     `bun:"token_hash,notnull"`
+	CreatedAt  time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
+}
+
+// AuditEntry is one recorded change: who, when, what, and the values before and after.
+type AuditEntry struct {
+	bun.BaseModel `bun:"table:audit_log,alias:al"`
+	Owned
+
+	ID          int64     `bun:"id,pk,autoincrement" json:"id"`
+	ActorUserID *int64    `bun:"actor_user_id" json:"actor_user_id"`
+	Entity      string    `bun:"entity,notnull" json:"entity"`
+	EntityID    int64     `bun:"entity_id,notnull" json:"entity_id"`
+	Action      string    `bun:"action,notnull" json:"action"`
+	Before      *string   `bun:"before" json:"before"`
+	After       *string   `bun:"after" json:"after"`
+	CreatedAt   time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+}

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/auth"
+)
+
+// Errors the store returns; the HTTP layer turns them into 404 and 409.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// Owned is embedded in every tenant-owned model; Scope fills it on insert.
+type Owned struct {
+	TenantID int64 `bun:"tenant_id,pk" json:"-"`
+}
+
+func (o *Owned) setTenant(id int64) { o.TenantID = id }
+
+type tenantOwned interface{ setTenant(int64) }
+
+// Scope is one tenant (and the acting user) seen through the database. Every query on
+// tenant data is built here, with the tenant filter already in place, so it cannot be forgotten.
+type Scope struct {
+	db       *DB
+	idb      bun.IDB
+	TenantID int64
+	UserID   int64
+	perms    auth.Permissions
+}
+
+// WithPermissions returns the scope limited by the user's record scopes: a feature granted
+// for "own" records reaches only the rows the user owns or created.
+func (s Scope) WithPermissions(p auth.Permissions) Scope {
+	s.perms = p
+	return s
+}
+
+// Tenant returns the scope of a tenant as seen by a user (0 for the system itself).
+func (db *DB) Tenant(tenantID, userID int64) Scope {
+	return Scope{db: db, idb: db.bun, TenantID: tenantID, UserID: userID}
+}
+
+// Dialect is the engine behind the scope.
+func (s Scope) Dialect() Dialect { return s.db.Dialect }
+
+// Tx runs fn with a scope bound to one transaction; nested calls reuse the outer one.
+func (s Scope) Tx(ctx context.Context, fn func(tx Scope) error) error {
+	if _, inTx := s.idb.(bun.Tx); inTx {
+		return fn(s)
+	}
+	return s.db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		inner := s
+		inner.idb = tx
+		return fn(inner)
+	})
+}
+
+// Select starts a query on the model's table limited to this tenant.
+func (s Scope) Select(model any) *bun.SelectQuery {
+	return s.idb.NewSelect().Model(model).Where("?TableAlias.tenant_id = ?", s.TenantID)
+}
+
+// Update starts an update on the model's table limited to this tenant.
+func (s Scope) Update(model any) *bun.UpdateQuery {
+	return s.idb.NewUpdate().Model(model).Where("?TableAlias.tenant_id = ?", s.TenantID)
+}
+
+// Delete starts a delete on the model's table limited to this tenant.
+func (s Scope) Delete(model any) *bun.DeleteQuery {
+	return s.idb.NewDelete().Model(model).Where("?TableAlias.tenant_id = ?", s.TenantID)
+}
+
+// Insert stamps the model (or slice of models) with this tenant and starts the insert.
+func (s Scope) Insert(model any) *bun.InsertQuery {
+	switch m := model.(type) {
+	case tenantOwned:
+		m.setTenant(s.TenantID)
+	default:
+		stampSlice(model, s.TenantID)
+	}
+	return s.idb.NewInsert().Model(model)
+}
+
+// notFound maps "no rows" to ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+type bunTx = bun.Tx
+
+type bunSelect = bun.SelectQuery

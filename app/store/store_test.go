@@ -1,0 +1,146 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"crm/app/auth"
+	"crm/app/store"
+	"crm/app/store/storetest"
+	"crm/app/validate"
+)
+
+func newTenant(t *testing.T, db *store.DB, name, email string) (*store.Tenant, *store.User) {
+	t.Helper()
+	tn, u, err := db.CreateTenant(context.Background(), store.NewTenant{Name: name, AdminEmail: email, AdminPassword: "Secret1!x"})
+	if err != nil {
+		t.Fatalf("create tenant: %v", err)
+	}
+	return tn, u
+}
+
+func TestMigrateTwiceIsNoop(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		applied, err := db.Migrate(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(applied) != 0 {
+			t.Fatalf("second migrate applied %v", applied)
+		}
+	})
+}
+
+func TestCreateTenantGivesAdministratorEveryFeature(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u := newTenant(t, db, "Acme", "Boss@Acme.test")
+		if u.Email != "boss@acme.test" {
+			t.Fatalf("email not normalised: %q", u.Email)
+		}
+		perms, err := db.Tenant(tn.ID, u.ID).Permissions(ctx, u.RoleID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range auth.Features {
+			for _, a := range auth.Actions {
+				if !perms.Allows(f, a) {
+					t.Errorf("administrator lacks %s %s", a, f)
+				}
+			}
+		}
+		login, err := db.FindLogin(ctx, " BOSS@acme.test ")
+		if err != nil || login.TenantID != tn.ID || login.User.ID != u.ID {
+			t.Fatalf("find login: %+v %v", login, err)
+		}
+	})
+}
+
+func TestCreateTenantIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		newTenant(t, db, "Acme", "boss@acme.test")
+		_, _, err := db.CreateTenant(ctx, store.NewTenant{Name: "Other", AdminEmail: "boss@acme.test", AdminPassword: "Secret1!x"})
+		var verr validate.Errors
+		if !errors.As(err, &verr) || verr["email"] != validate.KeyTaken {
+			t.Fatalf("duplicate admin email: got %v", err)
+		}
+		if _, err := db.TenantByName(ctx, "Other"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("half-written tenant left behind: %v", err)
+		}
+		_, _, err = db.CreateTenant(ctx, store.NewTenant{Name: "Weak", AdminEmail: "weak@acme.test", AdminPassword: "password"})
+		if !errors.As(err, &verr) || verr["password"] != validate.KeyInvalidPassword {
+			t.Fatalf("weak password: got %v", err)
+		}
+	})
+}
+
+func TestScopeIsolatesTenants(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		a, ua := newTenant(t, db, "A", "a@a.test")
+		b, _ := newTenant(t, db, "B", "b@b.test")
+		if _, err := db.Tenant(b.ID, 0).User(ctx, ua.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("tenant B read tenant A's user: %v", err)
+		}
+		if err := db.Tenant(b.ID, 0).SetUserLocale(ctx, ua.ID, "de_DE"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("tenant B changed tenant A's user: %v", err)
+		}
+		got, err := db.Tenant(a.ID, 0).User(ctx, ua.ID)
+		if err != nil || got.Locale != "" {
+			t.Fatalf("tenant A's user changed: %+v %v", got, err)
+		}
+	})
+}
+
+func TestTokensAreHashedAndRevocable(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u := newTenant(t, db, "A", "a@a.test")
+		s := db.Tenant(tn.ID, u.ID)
+		tok, err := s.CreateToken(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tid, uid, err := db.TokenUser(ctx, tok)
+		if err != nil || tid != tn.ID || uid != u.ID {
+			t.Fatalf("token user: %d %d %v", tid, uid, err)
+		}
+		if err := s.RevokeToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.TokenUser(ctx, tok); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("revoked token still works: %v", err)
+		}
+	})
+}
+
+func TestAuditRecordsUserChanges(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u := newTenant(t, db, "A", "a@a.test")
+		s := db.Tenant(tn.ID, u.ID)
+		if err := s.SetUserLocale(ctx, u.ID, "de_DE"); err != nil {
+			t.Fatal(err)
+		}
+		h, err := s.History(ctx, "user", u.ID, 10)
+		if err != nil || len(h) != 2 {
+			t.Fatalf("history: %d entries, %v", len(h), err)
+		}
+		var after map[string]string
+		if err := json.Unmarshal([]byte(*h[0].After), &after); err != nil {
+			t.Fatal(err)
+		}
+		if h[0].Action != "update" || after["locale"] != "de_DE" || *h[0].ActorUserID != u.ID {
+			t.Fatalf("newest entry: %+v", h[0])
+		}
+	})
+}

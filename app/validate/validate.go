@@ -1,0 +1,125 @@
+// Package validate holds the spec's reusable validators and the field → error-key map
+// that every form and JSON call reports.
+package validate
+
+import (
+	"net/mail"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Error keys of the spec (section 5) and of the generic form rules.
+const (
+	KeyRequired        = "required"
+	KeyInvalidPassword = "invalidPassword"
+	KeyInvalidEmail    = "invalidEmail"
+	KeyInvalidDate     = "invalidDate"
+	KeyInvalidPhone    = "invalidPhone"
+	KeyHTMLNotAllowed  = "htmlNotAllowed"
+	KeyCheckbox        = "matCheckboxRequired"
+	KeyMaxLength       = "maxlength"
+	KeyMinLength       = "minlength"
+	KeyTaken           = "taken"
+	KeyInvalid         = "invalid"
+)
+
+// Errors maps a field name to the key of its first failed rule. An empty map is no error.
+type Errors map[string]string
+
+// Error lists the failing fields, for logs.
+func (e Errors) Error() string {
+	fields := make([]string, 0, len(e))
+	for f, k := range e {
+		fields = append(fields, f+": "+k)
+	}
+	sort.Strings(fields)
+	return "validation failed: " + strings.Join(fields, ", ")
+}
+
+// Add records key for field unless the field already failed an earlier rule.
+func (e Errors) Add(field, key string) {
+	if _, ok := e[field]; !ok {
+		e[field] = key
+	}
+}
+
+// Check records key for field when ok is false.
+func (e Errors) Check(ok bool, field, key string) {
+	if !ok {
+		e.Add(field, key)
+	}
+}
+
+// Err returns e as an error, or nil when nothing failed.
+func (e Errors) Err() error {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
+
+var (
+	passwordSpecial = "@$!%*?&"
+	phoneRE         = regexp.MustCompile(`^[0-9]{10,15}$`)
+	mobilePhoneRE   = regexp.MustCompile(`^[0-9]{10}$`)
+	tagRE           = regexp.MustCompile(`<\s*/?\s*[a-zA-Z!][^>]*>`)
+	emailRE         = regexp.MustCompile(`^[^\s@]+@[^\s@]+\.[^\s@]+$`)
+)
+
+// Password: a lowercase letter, an uppercase letter, a digit and one of @$!%*?&, at least 8 long.
+func Password(s string) bool {
+	var lower, upper, digit, special bool
+	for _, r := range s {
+		switch {
+		case unicode.IsLower(r):
+			lower = true
+		case unicode.IsUpper(r):
+			upper = true
+		case unicode.IsDigit(r):
+			digit = true
+		case strings.ContainsRune(passwordSpecial, r):
+			special = true
+		}
+	}
+	return lower && upper && digit && special && len([]rune(s)) >= 8
+}
+
+// Email: the standard address format, one address without a display name.
+func Email(s string) bool {
+	if !emailRE.MatchString(s) {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && a.Name == ""
+}
+
+// Phone (admin): 10 to 15 digits only.
+func Phone(s string) bool { return phoneRE.MatchString(s) }
+
+// MobilePhone (mobile lead form): exactly 10 digits.
+func MobilePhone(s string) bool { return mobilePhoneRE.MatchString(s) }
+
+// NoHTML: the text holds no HTML tag.
+func NoHTML(s string) bool { return !tagRE.MatchString(s) }
+
+// Date: parseable as an ISO date, an RFC 3339 time, or the spec's dd/MM/yyyy.
+func Date(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, time.RFC3339, "2006-01-02", "02/01/2006", "2006-01-02T15:04"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Checked: a checkbox that must be ticked.
+func Checked(b bool) bool { return b }
+
+// Required: not blank once trimmed.
+func Required(s string) bool { return strings.TrimSpace(s) != "" }
+
+// MaxLen: at most n characters.
+func MaxLen(s string, n int) bool { return len([]rune(s)) <= n }

@@ -1,0 +1,58 @@
+package validate
+
+import "testing"
+
+func TestValidators(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		fn   func(string) bool
+		in   string
+		want bool
+	}{
+		{"password ok", Password, "Secret1!x", true},
+		{"password no upper", Password, "secret1!x", false},
+		{"password no lower", Password, "SECRET1!X", false},
+		{"password no digit", Password, "Secret!!x", false},
+		{"password no special", Password, "Secret12x", false},
+		{"password short", Password, "Se1!", false},
+		{"email ok", Email, "ana@example.com", true},
+		{"email no at", Email, "ana.example.com", false},
+		{"email no domain dot", Email, "ana@example", false},
+		{"email display name", Email, "Ana <ana@example.com>", false},
+		{"phone 10", Phone, "0123456789", true},
+		{"phone 15", Phone, "012345678901234", true},
+		{"phone 9", Phone, "012345678", false},
+		{"phone 16", Phone, "0123456789012345", false},
+		{"phone letters", Phone, "01234abcde", false},
+		{"mobile 10", MobilePhone, "0123456789", true},
+		{"mobile 11", MobilePhone, "01234567890", false},
+		{"no html plain", NoHTML, "Acme & Sons <3", true},
+		{"no html tag", NoHTML, "Acme <b>bold</b>", false},
+		{"no html script", NoHTML, "<script>alert(1)</script>", false},
+		{"date iso", Date, "2026-11-22", true},
+		{"date spec", Date, "22/11/2026", true},
+		{"date bad", Date, "31/02/2026", false},
+		{"required blank", Required, "   ", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.fn(c.in); got != c.want {
+				t.Fatalf("%s(%q) = %v, want %v", c.name, c.in, got, c.want)
+			}
+		})
+	}
+}
+
+func TestErrorsKeepFirstKey(t *testing.T) {
+	t.Parallel()
+	e := Errors{}
+	e.Check(false, "email", KeyRequired)
+	e.Check(false, "email", KeyInvalidEmail)
+	if e["email"] != KeyRequired {
+		t.Fatalf("got %q", e["email"])
+	}
+	if (Errors{}).Err() != nil {
+		t.Fatal("empty errors must be nil")
+	}
+}

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"crm/app"
+	"crm/app/assets"
+	"crm/app/files"
+	"crm/app/i18n"
+	"crm/app/importer"
+	"crm/app/jobs"
+	"crm/app/store"
+	"crm/locales"
+	"crm/static"
+)
+
+const usage = `usage: crm <command> [flags]
+
+commands:
+  serve          run the web server (--addr, --database-url, --demo)
+  migrate        apply pending database migrations
+  create-tenant  --name NAME --admin-email EMAIL --admin-password PASSWORD
+  create-user    --tenant ID --email EMAIL --password PASSWORD --role NAME
+  seed           --demo: create the demo tenant if it is missing;
+                 --tenant ID --leads N: add N generated leads to a tenant`
+
+// run is the whole program, so tests can drive it like a user at a terminal.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		return errors.New("no command given (serve, migrate, create-tenant, create-user, seed)")
+	}
+	cmd, rest := args[1], args[2:]
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return cmdMigrate(ctx, rest, getenv, stdout)
+	case "create-tenant":
+		return cmdCreateTenant(ctx, rest, getenv, stdout)
+	case "create-user":
+		return cmdCreateUser(ctx, rest, getenv, stdout)
+	case "seed":
+		return cmdSeed(ctx, rest, getenv, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (serve, migrate, create-tenant, create-user, seed)", cmd)
+}
+
+// newFlags makes a flag set whose errors come back as one line instead of a usage dump.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%s: %v", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+func dbFlag(fs *flag.FlagSet, getenv func(string) string) *string {
+	def := getenv("DATABASE_URL")
+	if def == "" {
+		def = store.DefaultURL
+	}
+	return fs.String("database-url", def, "postgres://… or sqlite:PATH (env DATABASE_URL)")
+}
+
+// openMigrated opens the database and applies pending migrations.
+func openMigrated(ctx context.Context, url string) (*store.DB, []string, error) {
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	applied, err := db.Migrate(ctx)
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	return db, applied, nil
+}
+
+func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("migrate")
+	url := dbFlag(fs, getenv)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	db, applied, err := openMigrated(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if len(applied) == 0 {
+		fmt.Fprintln(stdout, "database is up to date")
+		return nil
+	}
+	fmt.Fprintf(stdout, "applied %d migration(s): %s\n", len(applied), strings.Join(applied, ", "))
+	return nil
+}
+
+func cmdCreateTenant(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("create-tenant")
+	url := dbFlag(fs, getenv)
+	name := fs.String("name", "", "tenant name")
+	email := fs.String("admin-email", "", "administrator's email")
+	password := fs.String("admin-password", "", "administrator's password")
+	locale := fs.String("locale", store.DefaultLocale, "default language of the tenant")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *name == "" || *email == "" || *password == "" {
+		return errors.New("create-tenant: --name, --admin-email and --admin-password are required")
+	}
+	if !i18n.Supported(*locale) {
+		return fmt.Errorf("create-tenant: unsupported locale %q (one of %s)", *locale, strings.Join(i18n.Locales, ", "))
+	}
+	db, _, err := openMigrated(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	t, _, err := db.CreateTenant(ctx, store.NewTenant{Name: *name, DefaultLocale: *locale, AdminEmail: *email, AdminPassword: *password})
+	if err != nil {
+		return fmt.Errorf("create-tenant: %w", err)
+	}
+	fmt.Fprintf(stdout, "created tenant %q with administrator %s\n%d\n", t.Name, strings.ToLower(*email), t.ID)
+	return nil
+}
+
+func cmdCreateUser(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("create-user")
+	url := dbFlag(fs, getenv)
+	tenant := fs.Int64("tenant", 0, "tenant id")
+	email := fs.String("email", "", "email (the sign-in name)")
+	name := fs.String("name", "", "display name")
+	password := fs.String("password", "", "password")
+	role := fs.String("role", "", "role name, e.g. Administrator or Sales")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *tenant <= 0 || *email == "" || *password == "" || *role == "" {
+		return errors.New("create-user: --tenant, --email, --password and --role are required")
+	}
+	db, _, err := openMigrated(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.TenantByID(ctx, *tenant); err != nil {
+		return fmt.Errorf("create-user: tenant %d: %w", *tenant, err)
+	}
+	u, err := db.Tenant(*tenant, 0).CreateUser(ctx, store.NewUser{Email: *email, Name: *name, Password: *password, Role: *role})
+	if err != nil {
+		return fmt.Errorf("create-user: %w", err)
+	}
+	fmt.Fprintf(stdout, "created user %s in tenant %d\n%d\n", u.Email, *tenant, u.ID)
+	return nil
+}
+
+func cmdSeed(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := newFlags("seed")
+	url := dbFlag(fs, getenv)
+	demo := fs.Bool("demo", false, "create the demo tenant if it is missing")
+	tenant := fs.Int64("tenant", 0, "tenant to add generated leads to (with --leads)")
+	leads := fs.Int("leads", 0, "how many generated leads to add (with --tenant)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if !*demo && *leads == 0 && *tenant == 0 {
+		return errors.New("seed: nothing to do (use --demo, or --tenant ID --leads N)")
+	}
+	if (*leads != 0 || *tenant != 0) && (*leads <= 0 || *tenant <= 0) {
+		return errors.New("seed: --tenant and --leads go together, both positive")
+	}
+	db, _, err := openMigrated(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if *leads > 0 {
+		return seedLeads(ctx, db, *tenant, *leads, stdout)
+	}
+	t, created, err := db.SeedDemo(ctx)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	if created {
+		fmt.Fprintf(stdout, "created demo tenant %q (id %d)\n", t.Name, t.ID)
+	} else {
+		fmt.Fprintf(stdout, "demo tenant %q already exists (id %d)\n", t.Name, t.ID)
+	}
+	return nil
+}
+
+// seedLeads adds n generated leads to a tenant, owned by its users, reporting progress.
+func seedLeads(ctx context.Context, db *store.DB, tenantID int64, n int, stdout io.Writer) error {
+	if _, err := db.TenantByID(ctx, tenantID); err != nil {
+		return fmt.Errorf("seed: tenant %d: %w", tenantID, err)
+	}
+	start := time.Now()
+	step := max(n/20, store.SeedBatch)
+	next := step
+	err := db.Tenant(tenantID, 0).SeedLeads(ctx, n, func(done int) {
+		if done >= next || done == n {
+			fmt.Fprintf(stdout, "seeded %d/%d leads (%.0f/s)\n", done, n, float64(done)/time.Since(start).Seconds())
+			next = done + step
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "added %d leads to tenant %d in %s\n", n, tenantID, time.Since(start).Round(time.Second))
+	return nil
+}
+
+func cmdServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve")
+	defAddr := getenv("CRM_ADDR")
+	if defAddr == "" {
+		defAddr = "127.0.0.1:8080"
+	}
+	addr := fs.String("addr", defAddr, "listen address (env CRM_ADDR)")
+	url := dbFlag(fs, getenv)
+	demo := fs.Bool("demo", false, "create the demo tenant if it is missing")
+	secure := fs.Bool("secure-cookies", getenv("CRM_SECURE_COOKIES") == "true", "mark cookies Secure (serve over HTTPS)")
+	trustProxy := fs.Bool("trust-proxy", false, "take the client address from X-Forwarded-For")
+	idle := fs.Duration("session-idle", app.DefaultConfig().SessionIdle, "sign out after this long without a request")
+	lifetime := fs.Duration("session-lifetime", app.DefaultConfig().SessionLifetime, "sign out this long after sign-in")
+	mobile := fs.Duration("mobile-session", app.DefaultConfig().MobileSessionLifetime, "lifetime of a mobile sign-in")
+	defFiles := getenv("CRM_FILES_DIR")
+	if defFiles == "" {
+		defFiles = "./data/files"
+	}
+	filesDir := fs.String("files-dir", defFiles, "where uploaded documents are kept (env CRM_FILES_DIR)")
+	reminderEvery := fs.Duration("reminder-interval", 30*time.Second, "how often due reminders are fired")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	db, applied, err := openMigrated(ctx, *url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if len(applied) > 0 {
+		log.Info("migrations applied", "names", strings.Join(applied, ","))
+	}
+	if *demo {
+		if _, created, err := db.SeedDemo(ctx); err != nil {
+			return fmt.Errorf("seed demo: %w", err)
+		} else if created {
+			log.Info("demo tenant created")
+		}
+	}
+	bundle, err := i18n.Load(locales.FS)
+	if err != nil {
+		return err
+	}
+	as, err := assets.Load(static.FS)
+	if err != nil {
+		return err
+	}
+	fileStore, err := files.NewLocal(*filesDir)
+	if err != nil {
+		return fmt.Errorf("files: %w", err)
+	}
+	cfg := app.Config{SecureCookies: *secure, TrustProxy: *trustProxy, SessionIdle: *idle,
+		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile}
+	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore})
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
+	go jobs.Reminders(ctx, db, *reminderEvery, log)
+	go importer.Work(ctx, db, log, 5*time.Second) // CSV imports: queued ones, and resuming interrupted ones
+
+	url2 := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "CRM is running at %s (database: %s)\n", url2, db.Dialect)
+	if *demo {
+		fmt.Fprintf(stdout, "Demo sign-in: %s / %s (sales: %s / %s)\n", store.DemoAdminEmail, store.DemoAdminPassword,
+			store.DemoSalesEmail, store.DemoSalesPassword)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Finish in-flight requests; refuse new ones.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "stopped")
+	return nil
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"crm/app/store"
+	"crm/app/store/storetest"
+)
+
+// crm runs the program with args against dbURL and returns stdout and the error.
+func crm(t *testing.T, dbURL string, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := func(k string) string {
+		if k == "DATABASE_URL" {
+			return dbURL
+		}
+		return ""
+	}
+	err := run(context.Background(), append([]string{"crm"}, args...), env, &out, &errb)
+	return out.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			url := storetest.URL(t, d)
+
+			out, err := crm(t, url, "migrate")
+			if err != nil || !strings.Contains(out, "applied") {
+				t.Fatalf("first migrate: %q %v", out, err)
+			}
+			if out, err := crm(t, url, "migrate"); err != nil || !strings.Contains(out, "up to date") {
+				t.Fatalf("second migrate must be a no-op: %q %v", out, err)
+			}
+
+			out, err = crm(t, url, "create-tenant", "--name", "Acme", "--admin-email", "boss@acme.test", "--admin-password", "Secret1!x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, err := strconv.ParseInt(lastLine(out), 10, 64)
+			if err != nil || id <= 0 {
+				t.Fatalf("last line is not the tenant id: %q", out)
+			}
+
+			if _, err := crm(t, url, "create-user", "--tenant", lastLine(out), "--email", "ana@acme.test", "--password", "Secret1!x", "--role", "Sales"); err != nil {
+				t.Fatal(err)
+			}
+
+			failures := []struct {
+				args []string
+				want string
+			}{
+				{[]string{"create-tenant", "--name", "Weak", "--admin-email", "w@w.test", "--admin-password", "password"}, "password: invalidPassword"},
+				{[]string{"create-tenant", "--name", "Dup", "--admin-email", "boss@acme.test", "--admin-password", "Secret1!x"}, "email: taken"},
+				{[]string{"create-user", "--tenant", lastLine(out), "--email", "ana@acme.test", "--password", "Secret1!x", "--role", "Sales"}, "email: taken"},
+				{[]string{"create-user", "--tenant", "999", "--email", "x@acme.test", "--password", "Secret1!x", "--role", "Sales"}, "tenant 999"},
+				{[]string{"create-user", "--tenant", lastLine(out), "--email", "x@acme.test", "--password", "Secret1!x", "--role", "Pilot"}, "role: invalid"},
+				{[]string{"create-tenant", "--bogus"}, "flag provided but not defined: -bogus"},
+				{[]string{"frobnicate"}, "unknown command"},
+			}
+			for _, f := range failures {
+				_, err := crm(t, url, f.args...)
+				if err == nil || !strings.Contains(err.Error(), f.want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%v: got %v, want one line containing %q", f.args, err, f.want)
+				}
+			}
+			// Nothing half-written: the refused tenants do not exist.
+			db, err := store.Open(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, name := range []string{"Weak", "Dup"} {
+				if _, err := db.TenantByName(context.Background(), name); err != store.ErrNotFound {
+					t.Errorf("tenant %s was written: %v", name, err)
+				}
+			}
+
+			out1, err := crm(t, url, "seed", "--demo")
+			if err != nil || !strings.Contains(out1, "created demo tenant") {
+				t.Fatalf("seed: %q %v", out1, err)
+			}
+			out2, err := crm(t, url, "seed", "--demo")
+			if err != nil || !strings.Contains(out2, "already exists") {
+				t.Fatalf("seed twice: %q %v", out2, err)
+			}
+		})
+	}
+}
+
+// TestSeedLeads adds generated leads to a tenant from the command line: progress, then the
+// leads spread over the tenant's masters and users; refusals name what is wrong.
+func TestSeedLeads(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			url := storetest.URL(t, d)
+			out, err := crm(t, url, "create-tenant", "--name", "Big", "--admin-email", "boss@big.test", "--admin-password", "Secret1!x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := lastLine(out)
+			if _, err := crm(t, url, "create-user", "--tenant", id, "--email", "rep@big.test", "--password", "Secret1!x", "--role", "Sales"); err != nil {
+				t.Fatal(err)
+			}
+			out, err = crm(t, url, "seed", "--tenant", id, "--leads", "2500")
+			if err != nil || !strings.Contains(out, "seeded 2500/2500 leads") || !strings.Contains(lastLine(out), "added 2500 leads to tenant "+id) {
+				t.Fatalf("seed: %q %v", out, err)
+			}
+			db, err := store.Open(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			tid, _ := strconv.ParseInt(id, 10, 64)
+			s := db.Tenant(tid, 0)
+			ctx := context.Background()
+			page, err := s.ListLeads(ctx, store.LeadQuery{})
+			if err != nil || page.Total != 2500 || page.Won == 0 || page.Lost == 0 {
+				t.Fatalf("after seeding: %+v %v", page, err)
+			}
+			users, _ := s.Users(ctx)
+			for _, u := range users {
+				if p, _ := s.ListLeads(ctx, store.LeadQuery{OwnerIDs: []int64{u.ID}}); p == nil || p.Total < 500 {
+					t.Errorf("user %s owns %v leads", u.Email, p)
+				}
+			}
+			for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType} {
+				ms, _ := s.Masters(ctx, k)
+				for _, m := range ms {
+					q := store.LeadQuery{}
+					switch k {
+					case store.KindStage:
+						q.StageIDs = []int64{m.ID}
+					case store.KindStatus:
+						q.StatusIDs = []int64{m.ID}
+					case store.KindSource:
+						q.SourceIDs = []int64{m.ID}
+					case store.KindType:
+						q.TypeIDs = []int64{m.ID}
+					}
+					if p, _ := s.ListLeads(ctx, q); p == nil || p.Total < 100 {
+						t.Errorf("%s %s has %v leads", k, m.Name, p)
+					}
+				}
+			}
+			oldest, _ := s.ListLeads(ctx, store.LeadQuery{Sort: store.SortCreated, Limit: 1})
+			newest, _ := s.ListLeads(ctx, store.LeadQuery{Sort: store.SortCreated, Order: "desc", Limit: 1})
+			if span := newest.Rows[0].CreatedAt.Sub(oldest.Rows[0].CreatedAt); span < 300*24*time.Hour {
+				t.Errorf("creation dates span only %s", span)
+			}
+			for _, f := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"seed"}, "nothing to do"},
+				{[]string{"seed", "--leads", "10"}, "--tenant and --leads go together"},
+				{[]string{"seed", "--tenant", id, "--leads", "-5"}, "--tenant and --leads go together"},
+				{[]string{"seed", "--tenant", "999", "--leads", "10"}, "tenant 999"},
+			} {
+				if _, err := crm(t, url, f.args...); err == nil || !strings.Contains(err.Error(), f.want) {
+					t.Errorf("%v: got %v, want %q", f.args, err, f.want)
+				}
+			}
+		})
+	}
+}
+
+func TestUnreachableDatabase(t *testing.T) {
+	t.Parallel()
+	_, err := crm(t, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", "migrate")
+	if err == nil || !strings.Contains(err.Error(), "database unreachable") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestServeShutsDownGracefully starts the real server, makes a request, then cancels:
+// serve returns cleanly.
+func TestServeShutsDownGracefully(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t, store.SQLite)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		env := func(k string) string {
+			if k == "DATABASE_URL" {
+				return url
+			}
+			return ""
+		}
+		done <- run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--demo"}, env, pw, io.Discard)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var base string
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "CRM is running at ") {
+			base = strings.Fields(strings.TrimPrefix(line, "CRM is running at "))[0]
+		}
+		if strings.HasPrefix(line, "Demo sign-in: admin@demo.test / Admin@12345") {
+			break
+		}
+	}
+	if base == "" {
+		t.Fatal("no URL printed")
+	}
+	go io.Copy(io.Discard, pr) //nolint:errcheck
+	res, err := http.Get(base + "/readyz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("readyz: %v %v", res, err)
+	}
+	res.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}

@@ -1,0 +1,44 @@
+# Task runner. `npx just --list` shows every recipe.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+pg_url := env_var_or_default("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
+
+# Generate templ views and bundle the front end.
+build-assets:
+    go tool templ generate -log-level error
+    node islands/build.mjs
+
+# Build the release binary (embeds static files, locales and migrations).
+build: build-assets
+    go build -o bin/crm ./cmd/crm
+
+# Start the app on SQLite with the demo tenant (CRM_ADDR / DATABASE_URL override).
+run: build
+    ./bin/crm serve --demo
+
+# Every test: Go on SQLite and PostgreSQL, then the browser tests.
+test: build check-postgres
+    go vet ./...
+    TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
+    node --test --test-concurrency=1 e2e/
+
+# Go tests only, SQLite only (fast loop).
+test-go: build-assets
+    go test ./...
+
+# Fail loudly when PostgreSQL is not reachable: the suite must run on both databases.
+check-postgres:
+    @go run ./cmd/pgcheck '{{pg_url}}' || (echo "PostgreSQL is not reachable at {{pg_url}}: start it (pg_ctlcluster 15 main start) or set TEST_DATABASE_URL" >&2; exit 1)
+
+# Browser tests only.
+e2e: build
+    node --test --test-concurrency=1 e2e/
+
+# Seeds 1,000,000 leads in each of two tenants on PostgreSQL and 1,000,000 on SQLite
+# (reused by later runs; --reseed starts over), runs the real server on 127.0.0.1 and
+# measures it with vegeta. Extra flags go to cmd/crmbench, e.g.
+# `npx just bench --engines sqlite --leads 100000`.
+# Lead list at scale: seed, serve, load, print the figures (docs/PERFORMANCE.md).
+bench *FLAGS: build check-postgres
+    TEST_DATABASE_URL='{{pg_url}}' go run ./cmd/crmbench --crm bin/crm {{FLAGS}}

@@ -1,0 +1,201 @@
+// Package clients holds the admin client pages (list, form, client page), the documents and
+// reminders sections of a lead or client page, the notifications page, and the date-time
+// picker field (a native input the picker island enhances).
+package clients
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"crm/app/store"
+	"crm/views/components"
+)
+
+// DateTimeFormat is the spec's default date format (dd/MM/yyyy) with the time.
+const (
+	DateFormat     = "02/01/2006"
+	DateTimeFormat = "02/01/2006 15:04"
+)
+
+// ClientHref is a client's page.
+func ClientHref(id int64) string { return "/clients/" + strconv.FormatInt(id, 10) }
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Sort is one sort choice of the list.
+type Sort struct {
+	Value   string
+	LabelID string
+}
+
+// Sorts are the list's orders (the store's): recent first, by name, by company.
+var Sorts = []Sort{{"recent", "clientsPage.sort.recent"}, {"name", "clientsPage.sort.name"}, {"company", "clientsPage.sort.company"}}
+
+// List is the client list page.
+type List struct {
+	Rows      []store.ClientView
+	Total     int64
+	Page      int
+	Limit     int
+	Search    string
+	Sort      string
+	CanCreate bool
+	Pager     components.Pager
+}
+
+// Form is the client form's state: values as typed, errors by field, select choices.
+type Form struct {
+	ID         int64
+	Action     string
+	CancelHref string
+	Values     map[string]string
+	Errors     map[string]string
+	Choices    map[string][]components.Option
+}
+
+// FormFields are the form's plain fields in order.
+var FormFields = []string{"customer_title", "customer_name", "company_name", "company_type_id", "company_email",
+	"company_dial_code", "company_phone_number", "owner_id", "notes"}
+
+// AddressFields are the parts of a billing or shipping address.
+var AddressFields = []string{"flatNo", "street", "city", "state", "zip", "country"}
+
+// View is a client's page.
+type View struct {
+	Client    *store.ClientView
+	CanUpdate bool
+	CanDelete bool
+	Documents Documents
+	History   []HistoryItem
+}
+
+// HistoryItem is one journey entry of a client.
+type HistoryItem struct {
+	At     time.Time
+	Who    string
+	Action string
+}
+
+// Doc is the spec's file preview record as a page shows it.
+type Doc struct {
+	ID        int64
+	Name      string
+	Tag       string
+	Size      string
+	MediaType string
+	URL       string
+	Thumbnail bool
+}
+
+// Documents is the documents section of a lead or client page.
+type Documents struct {
+	Entity    string // lead or client
+	EntityID  int64
+	Base      string // the page's path: /leads/7 or /clients/3
+	Docs      []Doc
+	CanCreate bool
+	CanUpdate bool
+	CanDelete bool
+	Error     string // an upload refusal, already translated
+	MaxFiles  int
+	MaxKB     int
+}
+
+// Reminder is one reminder as a list shows it.
+type Reminder struct {
+	ID       int64
+	LeadID   int64
+	LeadName string
+	Title    string
+	Note     string
+	Due      time.Time
+	Assignee string
+	Done     bool
+	Overdue  bool
+}
+
+// LeadExtras are the sections a lead page gets: its client (or the convert button), its
+// documents and its reminders.
+type LeadExtras struct {
+	LeadID     int64
+	ClientID   int64 // 0 when not converted
+	CanConvert bool
+	Documents  Documents
+	Reminders  []Reminder
+	CanRemind  bool // may add reminders
+	CanUpdate  bool
+	CanDelete  bool
+	NewForm    ReminderForm
+	PickerJS   string
+}
+
+// ReminderForm is the add or edit form of a reminder.
+type ReminderForm struct {
+	Action     string
+	CancelHref string
+	Values     map[string]string
+	Errors     map[string]string
+	Assignees  []components.Option
+	Picker     Picker
+	Edit       bool
+	PickerJS   string
+}
+
+// Notifications is the page of the user's due reminders.
+type Notifications struct {
+	Rows      []Reminder
+	CanUpdate bool
+	From      Picker
+	FromTo    string
+	PickerJS  string
+}
+
+// Picker is a date or date-time field: a native input without JavaScript, the picker
+// island with it. Props are the island's (labels translated by the server).
+type Picker struct {
+	ID        string
+	Name      string
+	NameTo    string // range modes: the second field
+	Label     string
+	LabelTo   string
+	Value     string
+	ValueTo   string
+	WithTime  bool
+	Mode      string
+	Required  bool
+	Error     string // validator key
+	ErrorText string // its message, shown by the island
+	Locale    string
+	Labels    map[string]string
+	TestID    string
+}
+
+// Props is the island's data-props.
+func (p Picker) Props() string {
+	m := map[string]any{"id": p.ID, "name": p.Name, "label": p.Label, "value": p.Value, "withTime": p.WithTime,
+		"mode": p.Mode, "required": p.Required, "locale": p.Locale, "labels": p.Labels, "testid": p.TestID}
+	if p.NameTo != "" {
+		m["nameTo"], m["valueTo"] = p.NameTo, p.ValueTo
+	}
+	if p.Error != "" {
+		m["error"], m["errorId"] = p.ErrorText, p.ID+"-error"
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func (p Picker) inputType() string {
+	if p.WithTime {
+		return "datetime-local"
+	}
+	return "date"
+}
+
+func (p Picker) field() components.Field {
+	return components.Field{ID: p.ID, Name: p.Name, Label: p.Label, Type: p.inputType(), Value: p.Value, Error: p.Error, Required: p.Required}
+}
+
+func (p Picker) fieldTo() components.Field {
+	return components.Field{ID: p.ID + "-to", Name: p.NameTo, Label: p.LabelTo, Type: p.inputType(), Value: p.ValueTo}
+}

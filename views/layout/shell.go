@@ -1,0 +1,37 @@
+// Package layout holds the page shells: the signed-in admin shell, the bare shell used
+// before sign-in, and the fragment htmx swaps into the main area.
+package layout
+
+// Shell is the view model of the admin shell around every signed-in page.
+type Shell struct {
+	Title       string
+	TenantName  string
+	UserName    string
+	CurrentPath string
+	Nav         []NavItem
+	Locales     []Option
+	CSS         string
+	JS          string
+	// Scripts are page scripts (content-hashed URLs) a page adds after the shell's own,
+	// such as the pipeline board's drag and drop.
+	Scripts []string
+	Flash   string
+	// Due is how many of the user's reminders are due (the notifications area); Overdue
+	// how many of those are past their due time.
+	Due     int
+	Overdue int
+}
+
+// NavItem is one entry of the side navigation.
+type NavItem struct {
+	Label  string
+	Href   string
+	Active bool
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
+}
