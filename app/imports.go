@@ -193,7 +193,7 @@ func (s *server) runImport(r *http.Request, im *store.Import, mapping []string, 
 	if err != nil {
 		return nil, err
 	}
-	importer.Start(s.db, s.log, store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
+	s.imports.Start(store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
 	return queued, nil
 }
 
@@ -210,7 +210,7 @@ func (s *server) undoImport(r *http.Request, im *store.Import) (*store.Import, e
 	if err != nil {
 		return nil, err
 	}
-	importer.Start(s.db, s.log, store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
+	s.imports.Start(store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
 	return queued, nil
 }
 

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"crm/app/importer"
 	"log/slog"
 	"net/http"
 	"time"
@@ -28,6 +29,8 @@ type Config struct {
 	MobileSessionLifetime time.Duration
 	// TrustProxy takes the client address from X-Forwarded-For / X-Real-IP.
 	TrustProxy bool
+	// ImportPause is a rest between two batches of a CSV import (see importer.Runner).
+	ImportPause time.Duration
 }
 
 // DefaultConfig is a sensible production configuration.
@@ -60,12 +63,14 @@ type server struct {
 	sessions *scs.SessionManager
 	throttle *auth.LoginThrottle
 	metrics  *metrics
+	imports  importer.Runner
 }
 
 // NewServer builds the whole HTTP handler.
 func NewServer(d Deps) http.Handler {
 	s := &server{cfg: d.Config, db: d.DB, log: d.Log, i18n: d.I18n, assets: d.Assets, files: d.Files,
-		throttle: d.Throttle, metrics: newMetrics()}
+		throttle: d.Throttle, metrics: newMetrics(),
+		imports: importer.Runner{DB: d.DB, Log: d.Log, Pause: d.Config.ImportPause}}
 	if s.throttle == nil {
 		s.throttle = auth.NewLoginThrottle()
 	}

@@ -119,7 +119,11 @@ export async function startServer({ demo = true, args = [] } = {}) {
 
 /** Launch the system Chromium, headless. */
 export function launchBrowser() {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
+  }
   return chromium.launch({
+    timeout: 60_000,
     executablePath: CHROMIUM,
     args: [
       '--headless',

@@ -5,14 +5,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
 
-const ROWS = 6000; // enough for the import to take a few polls on this machine
+const ROWS = 6000; // 12 batches of 500
+const PAUSE = '250ms'; // rest between batches: the import lasts ≥ 2.75 s, a few polls, on any machine
 const BAD = 2; // rows that fail validation
 
 let server;
 let browser;
 
 before(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  [server, browser] = await Promise.all([startServer({ args: ['--import-pause', PAUSE] }), launchBrowser()]);
 });
 
 after(async () => {

@@ -103,7 +103,7 @@ func TestImportThroughput(t *testing.T) {
 			}
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			run, cpu := time.Now(), cpuTime()
-			if err := importer.Run(ctx, db, log, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
+			if err := (importer.Runner{DB: db, Log: log}).Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
 				t.Fatal(err)
 			}
 			took, cpuTook := time.Since(run), cpuTime()-cpu
@@ -120,7 +120,7 @@ func TestImportThroughput(t *testing.T) {
 					t.Fatal(err)
 				}
 				run, cpu := time.Now(), cpuTime()
-				if err := importer.Run(ctx, db, log, store.ImportRef{TenantID: tn.ID, ID: again.ID}); err != nil {
+				if err := (importer.Runner{DB: db, Log: log}).Run(ctx, store.ImportRef{TenantID: tn.ID, ID: again.ID}); err != nil {
 					t.Fatal(err)
 				}
 				got, _ := s.Import(ctx, again.ID)
@@ -132,7 +132,7 @@ func TestImportThroughput(t *testing.T) {
 					t.Fatal(err)
 				}
 				undo := time.Now()
-				if err := importer.Run(ctx, db, log, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
+				if err := (importer.Runner{DB: db, Log: log}).Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
 					t.Fatal(err)
 				}
 				t.Logf("%s: undo of %d rows in %s", d, n, time.Since(undo).Round(time.Millisecond))
@@ -229,7 +229,7 @@ func TestImportResumesAfterItsRunnerStopped(t *testing.T) {
 			t.Fatalf("to run once quiet: %v %v", refs, err)
 		}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		if err := importer.Resume(ctx, db, log, ref, time.Now().Add(time.Second)); err != nil {
+		if err := (importer.Runner{DB: db, Log: log}).Resume(ctx, ref, time.Now().Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.Import(ctx, im.ID)

@@ -26,12 +26,21 @@ const (
 	errFile      = "imports.error.file"
 )
 
+// Runner carries imports out against one database.
+type Runner struct {
+	DB  *store.DB
+	Log *slog.Logger
+	// Pause is a rest between two batches, so that a large import leaves the database to
+	// the people using it (and, in tests, so its progress can be watched on any machine).
+	Pause time.Duration
+}
+
 // Start runs an import (or its undo) in a goroutine of its own that outlives the request
 // which asked for it; Work picks it up again if the process stops first.
-func Start(db *store.DB, log *slog.Logger, ref store.ImportRef) {
+func (r Runner) Start(ref store.ImportRef) {
 	go func() {
-		if err := Run(context.Background(), db, log, ref); err != nil {
-			log.Error("import", "tenant", ref.TenantID, "import", ref.ID, "err", err)
+		if err := r.Run(context.Background(), ref); err != nil {
+			r.Log.Error("import", "tenant", ref.TenantID, "import", ref.ID, "err", err)
 		}
 	}()
 }
@@ -40,7 +49,8 @@ func Start(db *store.DB, log *slog.Logger, ref store.ImportRef) {
 // a crash), every interval until ctx ends. Several processes may share a database: an
 // import has one runner at a time, and one that went quiet for store.ImportStaleAfter is
 // taken over from its last committed batch.
-func Work(ctx context.Context, db *store.DB, log *slog.Logger, every time.Duration) {
+func (r Runner) Work(ctx context.Context, every time.Duration) {
+	db, log := r.DB, r.Log
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -49,7 +59,7 @@ func Work(ctx context.Context, db *store.DB, log *slog.Logger, every time.Durati
 			log.Warn("import sweep failed", "err", err)
 		}
 		for _, ref := range refs {
-			if err := Run(ctx, db, log, ref); err != nil && ctx.Err() == nil {
+			if err := r.Run(ctx, ref); err != nil && ctx.Err() == nil {
 				log.Error("import", "tenant", ref.TenantID, "import", ref.ID, "err", err)
 			}
 		}
@@ -72,13 +82,14 @@ func newClaim() string {
 // are now; a user who lost them, or any other failure, ends it as failed — every batch
 // before stays applied and recorded, so the import can still be undone. When ctx ends,
 // the import is left running, for Work to resume.
-func Run(ctx context.Context, db *store.DB, log *slog.Logger, ref store.ImportRef) error {
-	return Resume(ctx, db, log, ref, time.Now().Add(-store.ImportStaleAfter))
+func (r Runner) Run(ctx context.Context, ref store.ImportRef) error {
+	return r.Resume(ctx, ref, time.Now().Add(-store.ImportStaleAfter))
 }
 
 // Resume is Run that also takes over an import whose runner has committed nothing since
 // quietSince, carrying it on from its last committed batch.
-func Resume(ctx context.Context, db *store.DB, log *slog.Logger, ref store.ImportRef, quietSince time.Time) error {
+func (r Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince time.Time) error {
+	db := r.DB
 	im, err := db.ClaimImport(ctx, ref, newClaim(), quietSince)
 	if err != nil || im == nil {
 		return err
@@ -114,9 +125,9 @@ func Resume(ctx context.Context, db *store.DB, log *slog.Logger, ref store.Impor
 	}
 	started := time.Now()
 	if undo {
-		err = runUndo(ctx, s, im)
+		err = r.runUndo(ctx, s, im)
 	} else {
-		err = runImport(ctx, s, im)
+		err = r.runImport(ctx, s, im)
 	}
 	switch {
 	case err == nil:
@@ -124,7 +135,7 @@ func Resume(ctx context.Context, db *store.DB, log *slog.Logger, ref store.Impor
 		if undo {
 			status = store.ImportUndone
 		}
-		log.Info("import finished", "tenant", im.TenantID, "import", im.ID, "undo", undo, "rows", im.NextRow,
+		r.Log.Info("import finished", "tenant", im.TenantID, "import", im.ID, "undo", undo, "rows", im.NextRow,
 			"created", im.Created, "updated", im.Updated, "skipped", im.Skipped, "failed", im.Failed,
 			"took", time.Since(started).Round(time.Millisecond))
 		return finish(status, "", nil)
@@ -152,7 +163,22 @@ func Allowed(p auth.Permissions, im *store.Import, undo bool) bool {
 
 var errUnreadable = errors.New("importer: stored file unreadable")
 
-func runImport(ctx context.Context, s store.Scope, im *store.Import) error {
+// rest waits r.Pause between batches, or less if ctx ends.
+func (r Runner) rest(ctx context.Context) error {
+	if r.Pause <= 0 {
+		return nil
+	}
+	t := time.NewTimer(r.Pause)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (r Runner) runImport(ctx context.Context, s store.Scope, im *store.Import) error {
 	content, err := s.ImportContent(ctx, im.ID)
 	if err != nil {
 		return err
@@ -192,15 +218,21 @@ func runImport(ctx context.Context, s store.Scope, im *store.Import) error {
 			if err := flush(); err != nil {
 				return err
 			}
+			if err := r.rest(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	return flush()
 }
 
-func runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
+func (r Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
 	for {
 		more, err := s.UndoImportBatch(ctx, im, UndoBatchSize)
 		if err != nil || !more {
+			return err
+		}
+		if err := r.rest(ctx); err != nil {
 			return err
 		}
 	}

@@ -250,6 +250,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	filesDir := fs.String("files-dir", defFiles, "where uploaded documents are kept (env CRM_FILES_DIR)")
 	reminderEvery := fs.Duration("reminder-interval", 30*time.Second, "how often due reminders are fired")
+	importPause := fs.Duration("import-pause", 0, "rest between two batches of 500 rows of a CSV import")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -283,7 +284,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("files: %w", err)
 	}
 	cfg := app.Config{SecureCookies: *secure, TrustProxy: *trustProxy, SessionIdle: *idle,
-		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile}
+		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile, ImportPause: *importPause}
 	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore})
 
 	ln, err := net.Listen("tcp", *addr)
@@ -294,7 +295,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
-	go importer.Work(ctx, db, log, 5*time.Second) // CSV imports: queued ones, and resuming interrupted ones
+	go importer.Runner{DB: db, Log: log, Pause: *importPause}.Work(ctx, 5*time.Second) // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "CRM is running at %s (database: %s)\n", url2, db.Dialect)
