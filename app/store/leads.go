@@ -213,21 +213,27 @@ func (s Scope) leads(model any) *bun.SelectQuery {
 	return q
 }
 
-// leadViews adds the joined names to a lead query.
+// leadViews adds the names of a lead's masters and users to a lead query. They are scalar
+// subqueries rather than joins: with seven joins PostgreSQL spends longer choosing a join
+// order (7–15 ms) than running the query, and every view is a new statement.
 func (s Scope) leadViews(rows any) *bun.SelectQuery {
+	master := func(col, field string) string {
+		return "(SELECT m." + field + " FROM lead_masters AS m WHERE m.tenant_id = l.tenant_id AND m.id = l." + col + ")"
+	}
+	user := func(col string) string {
+		return "(SELECT u.name FROM users AS u WHERE u.tenant_id = l.tenant_id AND u.id = l." + col + ")"
+	}
 	return s.leads(rows).
 		ColumnExpr("l.*").
 		ColumnExpr("st.name AS lead_stage_name, st.is_won AS lead_stage_is_won, st.is_lost AS lead_stage_is_lost").
-		ColumnExpr("ss.name AS lead_status_name, so.name AS lead_source_name, ty.name AS lead_type_name").
-		ColumnExpr("ct.name AS company_type_name, cu.name AS created_user_name, ou.name AS owner_name").
+		ColumnExpr(master("lead_status_id", "name") + " AS lead_status_name").
+		ColumnExpr(master("lead_source_id", "name") + " AS lead_source_name").
+		ColumnExpr(master("lead_type_id", "name") + " AS lead_type_name").
+		ColumnExpr(master("company_type_id", "name") + " AS company_type_name").
+		ColumnExpr(user("created_by") + " AS created_user_name").
+		ColumnExpr(user("owner_id") + " AS owner_name").
 		ColumnExpr("EXISTS (SELECT 1 FROM lead_logos ll WHERE ll.tenant_id = l.tenant_id AND ll.lead_id = l.id) AS has_logo").
-		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id").
-		Join("LEFT JOIN lead_masters AS ss ON ss.tenant_id = l.tenant_id AND ss.id = l.lead_status_id").
-		Join("LEFT JOIN lead_masters AS so ON so.tenant_id = l.tenant_id AND so.id = l.lead_source_id").
-		Join("LEFT JOIN lead_masters AS ty ON ty.tenant_id = l.tenant_id AND ty.id = l.lead_type_id").
-		Join("LEFT JOIN lead_masters AS ct ON ct.tenant_id = l.tenant_id AND ct.id = l.company_type_id").
-		Join("LEFT JOIN users AS cu ON cu.tenant_id = l.tenant_id AND cu.id = l.created_by").
-		Join("LEFT JOIN users AS ou ON ou.tenant_id = l.tenant_id AND ou.id = l.owner_id")
+		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id")
 }
 
 // LeadView loads one lead the scope may reach, with its names.
