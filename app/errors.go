@@ -31,6 +31,7 @@ var (
 	errUnauthorized = &httpError{status: http.StatusUnauthorized, msgID: "error.unauthorized"}
 	errForbidden    = &httpError{status: http.StatusForbidden, msgID: "error.forbidden"}
 	errNotFound     = &httpError{status: http.StatusNotFound, msgID: "error.notFound"}
+	errCrossSite    = &httpError{status: http.StatusForbidden, msgID: "error.crossSite"}
 )
 
 // badRequest is a 400 with a message id and optional template arguments.

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -196,8 +197,17 @@ func TestCrossSiteFormsRefused(t *testing.T) {
 		f := e.tenant("Acme")
 		c := e.browser(f.Admin.Email)
 		r := c.form("/language", url.Values{"locale": {"de_DE"}}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
-		if r.status != http.StatusForbidden {
-			t.Fatalf("cross-site post: %d", r.status)
+		if r.status != http.StatusForbidden || !strings.Contains(r.body, "another site") {
+			t.Fatalf("cross-site post: %d %s", r.status, r.body)
+		}
+		// An API call a browser makes from another site gets the JSON envelope.
+		r = c.do("POST", "/v1/api/lead/create-customer-lead", map[string]string{"customer_name": "X"}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+		var env struct {
+			Success bool   `json:"success"`
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(r.body), &env); r.status != http.StatusForbidden || err != nil || env.Success || env.Message == "" {
+			t.Fatalf("cross-site API call: %d %s", r.status, r.body)
 		}
 		r = c.form("/logout", nil, "Sec-Fetch-Site", "cross-site")
 		if r.status != http.StatusForbidden {

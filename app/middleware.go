@@ -131,6 +131,17 @@ func (s *server) loadPrincipal(ctx context.Context, tenantID, userID int64) (*Pr
 	return &Principal{Tenant: t, User: u, Perms: perms}, nil
 }
 
+// crossOriginProtection refuses state-changing browser requests from other sites, with
+// the same page or JSON envelope as any other refusal.
+func (s *server) crossOriginProtection() *http.CrossOriginProtection {
+	p := http.NewCrossOriginProtection()
+	// Refused before the session is read: the language comes from the cookie and the browser.
+	p.SetDenyHandler(s.localize(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, errCrossSite)
+	})))
+	return p
+}
+
 // requireAuth refuses anonymous callers: 401 envelope for JSON, a redirect to sign-in for pages.
 func (s *server) requireAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

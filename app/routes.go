@@ -34,7 +34,7 @@ func (s *server) routes() http.Handler {
 
 	// Everything else: forgery protection, session, caller, language.
 	r.Group(func(r chi.Router) {
-		r.Use(http.NewCrossOriginProtection().Handler)
+		r.Use(s.crossOriginProtection().Handler)
 		r.Use(middleware.Timeout(30 * time.Second))
 		r.Use(s.sessions.LoadAndSave)
 		r.Use(s.authenticate)
