@@ -12,7 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for database/sql
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
@@ -49,10 +50,15 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	var db *DB
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		sqldb, err := sql.Open("pgx", url)
+		cfg, err := pgx.ParseConfig(url)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
+		// bun writes the values into the SQL, so nearly every statement is new text: pgx's
+		// default (prepare each new text, then run it) costs a second round trip and fills
+		// its statement cache with statements never used again. Run each in one round trip.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+		sqldb := stdlib.OpenDB(*cfg)
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
 		db = &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}
