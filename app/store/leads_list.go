@@ -363,6 +363,9 @@ func (s Scope) leadPageByKey(ctx context.Context, f *leadFilter, srt leadSort, c
 	if srt.desc {
 		dir, cmp = "DESC", "<"
 	}
+	if f.ids != nil && srt.key[d] == "" && !explaining(ctx) {
+		return pageOfIDs(f.ids, srt.desc, cur, q), nil
+	}
 	sel := f.apply(s.leads((*Lead)(nil))).Column("l.id")
 	if key := srt.key[d]; key != "" {
 		sel = sel.ColumnExpr(srt.text[d] + " AS k")
@@ -391,6 +394,36 @@ func (s Scope) leadPageByKey(ctx context.Context, f *leadFilter, srt leadSort, c
 	var hits []leadHit
 	err := s.scanList(ctx, sel, &hits)
 	return hits, err
+}
+
+// pageOfIDs pages a search's complete matches in id order without asking the database
+// again (an IN list of a thousand ids costs PostgreSQL 15 ms to sort): the ids came from
+// the scoped query, and a lead deleted since is dropped when the page's rows are read.
+func pageOfIDs(ids []int64, desc bool, cur *leadCursor, q LeadQuery) []leadHit {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	if desc {
+		slices.Reverse(sorted)
+	}
+	start := 0
+	switch {
+	case cur != nil:
+		start = len(sorted)
+		for i, id := range sorted {
+			if (desc && id < cur.ID) || (!desc && id > cur.ID) {
+				start = i
+				break
+			}
+		}
+	case q.Page > 1:
+		start = min((q.Page-1)*q.Limit, len(sorted))
+	}
+	end := min(start+q.Limit+1, len(sorted))
+	hits := make([]leadHit, 0, end-start)
+	for _, id := range sorted[start:end] {
+		hits = append(hits, leadHit{ID: id})
+	}
+	return hits
 }
 
 // leadPageByGroup pages a sort by a master's order (stage, status, source): the masters are

@@ -471,6 +471,25 @@ func TestListLeadsSearch(t *testing.T) {
 		if !slices.Equal(got, ids(want)) {
 			t.Errorf("search with filter and keyset: %v, want %v", got, ids(want))
 		}
+		// A search's matches paged in id order, both ways, by cursor and by page number.
+		want = f.where(func(l *store.LeadView) bool { return matches(l, "silva") })
+		byID := ids(want)
+		slices.Sort(byID)
+		newest := slices.Clone(byID)
+		slices.Reverse(newest)
+		if len(byID) < 3 {
+			t.Fatalf("the fixture has %d silvas", len(byID))
+		}
+		if got := walk(t, f.admin, store.LeadQuery{Search: "silva", Limit: 2}); !slices.Equal(got, newest) {
+			t.Errorf("search walked newest first: %v, want %v", got, newest)
+		}
+		if got := walk(t, f.admin, store.LeadQuery{Search: "silva", Sort: store.SortID, Limit: 2}); !slices.Equal(got, byID) {
+			t.Errorf("search walked by id: %v, want %v", got, byID)
+		}
+		p2 := list(t, f.admin, store.LeadQuery{Search: "silva", Limit: 2, Page: 2})
+		if !slices.Equal(ids(p2.Rows), newest[2:min(4, len(newest))]) {
+			t.Errorf("search page 2: %v, want %v", ids(p2.Rows), newest[2:min(4, len(newest))])
+		}
 	})
 }
 
