@@ -2,8 +2,12 @@ package app
 
 import (
 	"net/http"
+	"slices"
+	"strings"
+	"time"
 
 	"crm/app/store"
+	"crm/app/validate"
 )
 
 // clientPayload is a client as the API takes it.
@@ -90,25 +94,129 @@ func (s *server) handleClientDelete(w http.ResponseWriter, r *http.Request) {
 	s.ok(w, r, http.StatusOK, "clients.deleted", nil)
 }
 
+// clientQueryFromURL reads the client list's query from the URL, as the list page and the
+// API write it: search, sort, order; owner_id (one id, a bracketed or comma-separated list,
+// or repeated); converted (yes or no); from and to (dates, yyyy-mm-dd, UTC, the "to" day
+// included); after or before (keyset cursors); limit. A sort it does not know is the
+// default one, as the API always had it; other bad values are refused.
+func clientQueryFromURL(r *http.Request) (store.ClientQuery, error) {
+	v := r.URL.Query()
+	q := store.ClientQuery{Search: v.Get("search"), Order: v.Get("order"), After: v.Get("after"), Before: v.Get("before"),
+		Limit: int(intParam(r, "limit"))}
+	if srt := strings.ToLower(strings.TrimSpace(v.Get("sort"))); srt == store.SortName || srt == store.SortCompanyShort ||
+		slices.Contains(store.ClientSorts, srt) {
+		q.Sort = srt
+	}
+	errs := validate.Errors{}
+	ids, ok := idList(r, "owner_id")
+	errs.Check(ok, "owner_id", validate.KeyInvalid)
+	q.OwnerIDs = ids
+	switch strings.ToLower(v.Get("converted")) {
+	case "":
+	case "yes", "true":
+		yes := true
+		q.Converted = &yes
+	case "no", "false":
+		no := false
+		q.Converted = &no
+	default:
+		errs.Add("converted", validate.KeyInvalid)
+	}
+	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
+		raw := strings.TrimSpace(v.Get(name))
+		if raw == "" {
+			continue
+		}
+		d, err := time.ParseInLocation(time.DateOnly, raw, time.UTC)
+		if err != nil {
+			errs.Add(name, validate.KeyInvalidDate)
+			continue
+		}
+		if name == "to" {
+			d = d.AddDate(0, 0, 1)
+		}
+		*dst = d
+	}
+	if len(errs) > 0 {
+		return q, errs
+	}
+	return q, nil
+}
+
+// clientListData is a page of the client list: the list envelope's result, total, page and
+// limit; total_capped when the total stopped counting ("10,000+"); next and prev, the
+// `after` of the following page and the `before` of the previous one (null when none).
+type clientListData struct {
+	listData[store.ClientView]
+	TotalCapped bool    `json:"total_capped"`
+	Next        *string `json:"next"`
+	Prev        *string `json:"prev"`
+}
+
+// handleClientList is GET /v1/api/client/list-customer-client: the client list page by
+// page, with the query clientQueryFromURL reads and `page` for offset paging; `after` or
+// `before` page by keyset instead.
 func (s *server) handleClientList(w http.ResponseWriter, r *http.Request) {
-	q := store.ClientQuery{Page: int(intParam(r, "page")), Limit: int(intParam(r, "limit")),
-		Search: r.URL.Query().Get("search"), Sort: r.URL.Query().Get("sort")}
-	if q.Page < 1 {
-		q.Page = 1
+	q, err := clientQueryFromURL(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	if q.Limit < 1 || q.Limit > 100 {
-		q.Limit = 20
-	}
+	q.Page = int(intParam(r, "page"))
 	page, err := principalFrom(r.Context()).Scope(s.db).ListClients(r.Context(), q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	rows := page.Rows
-	if rows == nil {
-		rows = []store.ClientView{}
+	out := clientListData{listData: listData[store.ClientView]{Result: page.Rows, Total: page.Total, Page: page.Page, Limit: page.Limit},
+		TotalCapped: page.TotalCapped}
+	if page.Next != "" {
+		out.Next = &page.Next
 	}
-	s.ok(w, r, http.StatusOK, "ok", listData[store.ClientView]{Result: rows, Total: page.Total, Page: q.Page, Limit: q.Limit})
+	if page.Prev != "" {
+		out.Prev = &page.Prev
+	}
+	s.ok(w, r, http.StatusOK, "ok", out)
+}
+
+// clientBulkChange is the body of a bulk owner change.
+type clientBulkChange struct {
+	IDs     []int64 `json:"ids"`
+	OwnerID int64   `json:"owner_id"`
+}
+
+// handleClientBulkUpdate gives many clients another owner at once.
+func (s *server) handleClientBulkUpdate(w http.ResponseWriter, r *http.Request) {
+	var b clientBulkChange
+	if err := decodeJSON(w, r, &b); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetClientOwner(r.Context(), b.IDs, b.OwnerID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "clientsList.bulkUpdated", "Count", n), Data: countData{Count: n}})
+}
+
+// handleClientDeleteMany deletes the clients named by `ids=[…]`, with their documents.
+func (s *server) handleClientDeleteMany(w http.ResponseWriter, r *http.Request) {
+	ids, ok := idList(r, "ids")
+	if !ok || len(ids) == 0 {
+		s.fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
+		return
+	}
+	deleted, err := principalFrom(r.Context()).Scope(s.db).DeleteClients(r.Context(), ids)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for _, id := range deleted {
+		s.removeDocumentFiles(r, store.EntityClient, id)
+	}
+	n := len(deleted)
+	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "clientsList.bulkDeleted", "Count", n), Data: countData{Count: n}})
 }
 
 // handleLeadConvert makes a client from a lead; a second conversion is refused.

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"crm/app/auth"
 	"crm/app/store"
@@ -18,56 +20,6 @@ import (
 // documents, originating lead and journey, deletion with a confirmation step, and the
 // conversion of a lead from the lead page. They call the same store functions as the JSON
 // API (app/clients.go).
-
-func (s *server) handleClientsPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	m := clientsview.List{Search: strings.TrimSpace(q.Get("search")), Sort: q.Get("sort"),
-		Page: int(intParam(r, "page")), Limit: int(intParam(r, "limit"))}
-	if m.Page < 1 {
-		m.Page = 1
-	}
-	if m.Limit != 50 && m.Limit != 100 {
-		m.Limit = 20
-	}
-	if m.Sort != "name" && m.Sort != "company" {
-		m.Sort = "recent"
-	}
-	p := principalFrom(r.Context())
-	page, err := p.Scope(s.db).ListClients(r.Context(), store.ClientQuery{Page: m.Page, Limit: m.Limit, Search: m.Search, Sort: m.Sort})
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	m.Rows, m.Total = page.Rows, page.Total
-	m.CanCreate = p.Perms.Allows(auth.FeatureClients, auth.Create)
-	href := func(n int) string {
-		v := url.Values{}
-		if m.Search != "" {
-			v.Set("search", m.Search)
-		}
-		if m.Sort != "recent" {
-			v.Set("sort", m.Sort)
-		}
-		if m.Limit != 20 {
-			v.Set("limit", strconv.Itoa(m.Limit))
-		}
-		if n > 1 {
-			v.Set("page", strconv.Itoa(n))
-		}
-		return queryHref("/clients", v)
-	}
-	m.Pager = components.Pager{Label: tr(r, "clientsPage.pages"), First: tr(r, "paging.first"), Prev: tr(r, "clientsPage.prev"), Next: tr(r, "paging.next")}
-	if m.Page > 1 {
-		m.Pager.PrevHref = href(m.Page - 1)
-		if m.Page > 2 {
-			m.Pager.FirstHref = href(1)
-		}
-	}
-	if int64(m.Page*m.Limit) < m.Total {
-		m.Pager.NextHref = href(m.Page + 1)
-	}
-	s.page(w, r, http.StatusOK, tr(r, "clientsPage.title"), clientsview.ListPage(m))
-}
 
 // clientChoices are the client form's select options.
 func (s *server) clientChoices(r *http.Request) (map[string][]components.Option, error) {
@@ -349,4 +301,259 @@ func (s *server) handleLeadConvertPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.sessions.Put(r.Context(), sessFlash, tr(r, "clients.converted"))
 	http.Redirect(w, r, clientsview.ClientHref(c.ID), http.StatusSeeOther)
+}
+
+// --- The client list -------------------------------------------------------------------
+
+// The client list works as the lead list does (app/leads_pages.go): the URL holds the
+// state, htmx swaps only the results, and the bulk actions post the selected rows.
+
+// clientListQuery reads the client list's state from a query string: the store's query,
+// the values the page's links keep (only those that mean something), and the errors of the
+// dates. Anything it does not understand is left out rather than refused.
+func clientListQuery(in url.Values) (store.ClientQuery, url.Values, map[string]string) {
+	q := store.ClientQuery{Search: strings.TrimSpace(in.Get("search"))}
+	norm, errs := url.Values{}, map[string]string{}
+	if q.Search != "" {
+		norm.Set("search", q.Search)
+	}
+	switch srt := strings.ToLower(in.Get("sort")); {
+	case srt == store.SortName:
+		q.Sort = store.SortCustomer
+	case srt == store.SortCompanyShort:
+		q.Sort = store.SortCompany
+	case slices.Contains(store.ClientSorts, srt):
+		q.Sort = srt
+	}
+	if q.Sort != "" {
+		norm.Set("sort", q.Sort)
+	}
+	if o := strings.ToLower(in.Get("order")); o == "asc" || o == "desc" {
+		q.Order = o
+		norm.Set("order", o)
+	}
+	if l := in.Get("limit"); slices.Contains(clientsview.PageSizes, l) {
+		q.Limit, _ = strconv.Atoi(l)
+		norm.Set("limit", l)
+	}
+	q.OwnerIDs = formIDs(in["owner_id"])
+	for _, id := range q.OwnerIDs {
+		norm.Add("owner_id", strconv.FormatInt(id, 10))
+	}
+	switch c := in.Get("converted"); c {
+	case clientsview.ConvertedYes, clientsview.ConvertedNo:
+		yes := c == clientsview.ConvertedYes
+		q.Converted = &yes
+		norm.Set("converted", c)
+	}
+	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
+		raw := strings.TrimSpace(in.Get(name))
+		if raw == "" {
+			continue
+		}
+		norm.Set(name, raw)
+		day, err := time.Parse(time.DateOnly, raw)
+		if err != nil {
+			errs[name] = validate.KeyInvalidDate
+			continue
+		}
+		if name == "to" {
+			day = day.AddDate(0, 0, 1) // up to the end of that day
+		}
+		*dst = day
+	}
+	if after := in.Get("after"); after != "" {
+		q.After = after
+		norm.Set("after", after)
+	} else if before := in.Get("before"); before != "" {
+		q.Before = before
+		norm.Set("before", before)
+	}
+	return q, norm, errs
+}
+
+// clientList loads everything the list page shows for a query string.
+func (s *server) clientList(r *http.Request, in url.Values) (*clientsview.List, error) {
+	ctx := r.Context()
+	p := principalFrom(ctx)
+	scope := p.Scope(s.db)
+	q, norm, errs := clientListQuery(in)
+	page, err := scope.ListClients(ctx, q)
+	var ve validate.Errors
+	if q.After+q.Before != "" && (errors.As(err, &ve) || err == nil && len(page.Rows) == 0) {
+		// A cursor of another sort, a mangled one, or one past what is left: start from the
+		// first page.
+		q.After, q.Before = "", ""
+		norm.Del("after")
+		norm.Del("before")
+		page, err = scope.ListClients(ctx, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := &clientsview.List{Query: norm, Page: page, Errors: errs, Choices: map[string][]components.Option{},
+		CanCreate: p.Perms.Allows(auth.FeatureClients, auth.Create), CanUpdate: p.Perms.Allows(auth.FeatureClients, auth.Update),
+		CanDelete: p.Perms.Allows(auth.FeatureClients, auth.Delete)}
+	m.Sort, m.Desc = store.SortID, true
+	if q.Sort != "" && q.Sort != store.SortRecent {
+		m.Sort, m.Desc = q.Sort, false
+	}
+	if q.Order != "" {
+		m.Desc = q.Order == "desc"
+	}
+	m.Filtered = q.Search != "" || len(q.OwnerIDs) > 0 || q.Converted != nil || !q.CreatedFrom.IsZero() || !q.CreatedTo.IsZero() || len(errs) > 0
+	users, err := scope.Users(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ownOnly := p.Perms[auth.FeatureClients].Scope == auth.ScopeOwn
+	for _, u := range users {
+		o := components.Option{Value: strconv.FormatInt(u.ID, 10), Label: u.Name}
+		m.Choices["owner_id"] = append(m.Choices["owner_id"], o)
+		if !ownOnly || u.ID == p.User.ID {
+			m.Choices["bulk_owner_id"] = append(m.Choices["bulk_owner_id"], o)
+		}
+	}
+	m.Pager = components.Pager{Label: tr(r, "clientsPage.pages"), First: tr(r, "paging.first"), Prev: tr(r, "clientsPage.prev"),
+		Next: tr(r, "paging.next"), Target: clientsview.ResultsID}
+	if page.Prev != "" {
+		m.Pager.FirstHref, m.Pager.PrevHref = m.Href(), m.Href("before", page.Prev)
+	}
+	if page.Next != "" {
+		m.Pager.NextHref = m.Href("after", page.Next)
+	}
+	return m, nil
+}
+
+// renderClientList shows the list page, or only its results when htmx asks for them.
+func (s *server) renderClientList(w http.ResponseWriter, r *http.Request, status int, m *clientsview.List) {
+	w.Header().Add("Vary", "HX-Request, HX-Target")
+	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") == clientsview.ResultsID {
+		s.render(w, r, status, clientsview.ResultsFragment(*m))
+		return
+	}
+	s.page(w, r, status, tr(r, "clientsPage.title"), clientsview.ListPage(*m))
+}
+
+func (s *server) handleClientsPage(w http.ResponseWriter, r *http.Request) {
+	m, err := s.clientList(r, r.URL.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.renderClientList(w, r, http.StatusOK, m)
+}
+
+// clientListBack is where a bulk action returns to: the list view it was posted from.
+func clientListBack(r *http.Request) string {
+	back := safeNext(r.PostFormValue("back"), clientsview.ListPath)
+	if u, err := url.Parse(back); err != nil || u.Path != clientsview.ListPath {
+		return clientsview.ListPath
+	}
+	return back
+}
+
+// clientListRefusal re-renders the list view at back (422) with msg where the bulk tools are.
+func (s *server) clientListRefusal(w http.ResponseWriter, r *http.Request, back, msg string) {
+	u, _ := url.Parse(back)
+	r2 := r.Clone(r.Context())
+	r2.URL = u
+	r2.Header.Del("HX-Request")
+	m, err := s.clientList(r2, u.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	m.BulkError = msg
+	s.renderClientList(w, r2, http.StatusUnprocessableEntity, m)
+}
+
+// handleClientsBulkOwner gives the selected clients the chosen owner.
+func (s *server) handleClientsBulkOwner(w http.ResponseWriter, r *http.Request) {
+	if err := readSmallForm(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	back := clientListBack(r)
+	ids := formIDs(r.PostForm["ids"])
+	owner, _ := strconv.ParseInt(r.PostFormValue("owner_id"), 10, 64)
+	switch {
+	case len(ids) == 0:
+		s.clientListRefusal(w, r, back, tr(r, "clientsList.selectNone"))
+		return
+	case owner <= 0:
+		s.clientListRefusal(w, r, back, tr(r, "leadsPage.chooseValue"))
+		return
+	}
+	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetClientOwner(r.Context(), ids, owner)
+	var ve validate.Errors
+	if errors.As(err, &ve) {
+		for _, key := range ve {
+			s.clientListRefusal(w, r, back, tr(r, "validation."+key))
+			return
+		}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "clientsList.bulkUpdated", "Count", n))
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// handleClientsBulkDelete deletes the selected clients in two steps: the first post shows
+// what would go, the confirmed one deletes.
+func (s *server) handleClientsBulkDelete(w http.ResponseWriter, r *http.Request) {
+	if err := readSmallForm(w, r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	back := clientListBack(r)
+	ids := formIDs(r.PostForm["ids"])
+	switch {
+	case len(ids) == 0:
+		s.clientListRefusal(w, r, back, tr(r, "clientsList.selectNone"))
+		return
+	case len(ids) > store.MaxBulk:
+		s.clientListRefusal(w, r, back, tr(r, "validation."+validate.KeyMaxLength))
+		return
+	}
+	scope := principalFrom(r.Context()).Scope(s.db)
+	if r.PostFormValue("confirm") != "1" {
+		c := components.ConfirmModel{Title: tr(r, "clientsList.bulkDeleteTitle"), Action: "/clients/bulk/delete",
+			Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: tr(r, "leadsPage.cancel"), Danger: true,
+			Hidden: []components.Hidden{{Name: "back", Value: back}, {Name: "confirm", Value: "1"}}}
+		for _, id := range ids {
+			cl, err := scope.ClientView(r.Context(), id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			} else if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			label := "#" + strconv.FormatInt(cl.ID, 10) + " " + cl.CustomerName
+			if cl.CompanyName != "" {
+				label += " — " + cl.CompanyName
+			}
+			c.Items = append(c.Items, components.Link{Href: clientsview.ClientHref(cl.ID), Label: label})
+			c.Hidden = append(c.Hidden, components.Hidden{Name: "ids", Value: strconv.FormatInt(cl.ID, 10)})
+		}
+		if len(c.Items) == 0 {
+			s.fail(w, r, errNotFound)
+			return
+		}
+		c.Message = tr(r, "clientsList.deleteMessage", "Count", len(c.Items))
+		s.page(w, r, http.StatusOK, c.Title, components.Confirm(c))
+		return
+	}
+	deleted, err := scope.DeleteClients(r.Context(), ids)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	for _, id := range deleted {
+		s.removeDocumentFiles(r, store.EntityClient, id)
+	}
+	s.sessions.Put(r.Context(), sessFlash, tr(r, "clientsList.bulkDeleted", "Count", len(deleted)))
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }

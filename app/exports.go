@@ -259,12 +259,22 @@ func (s *server) handleLeadExport(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// handleClientExport streams every client the client list would show for its search and sort.
+// handleClientExport streams every client the client list would show for the query
+// (clientQueryFromURL), in its order, reading the list page after page by keyset.
 func (s *server) handleClientExport(w http.ResponseWriter, r *http.Request) {
-	q := store.ClientQuery{Search: r.URL.Query().Get("search"), Sort: r.URL.Query().Get("sort"), Limit: exportBatch}
+	q, err := clientQueryFromURL(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q.Limit, q.Page, q.After, q.Before = exportBatch, 1, "", "" // everything that matches, from the start
 	scope := principalFrom(r.Context()).Scope(s.db)
+	started := false
 	s.streamCSV(w, r, exportName("clients"), exportHeader(r, clientExportColumns), func(ctx context.Context) ([][]string, bool, error) {
-		q.Page++
+		if started && q.After == "" {
+			return nil, false, nil
+		}
+		started = true
 		page, err := scope.ListClients(ctx, q)
 		if err != nil {
 			return nil, false, err
@@ -273,6 +283,7 @@ func (s *server) handleClientExport(w http.ResponseWriter, r *http.Request) {
 		for i := range page.Rows {
 			recs[i] = clientRecord(&page.Rows[i])
 		}
-		return recs, len(page.Rows) == q.Limit && int64(q.Page*q.Limit) < page.Total, nil
+		q.After = page.Next
+		return recs, page.Next != "", nil
 	})
 }

@@ -84,6 +84,8 @@ func (s *server) routes() http.Handler {
 			// Client, document and reminder pages (app/clients_pages.go, app/lead_extras_pages.go).
 			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.can(auth.FeatureClients, a) }
 			r.With(clientPage(auth.View)).Get("/clients", s.handleClientsPage)
+			r.With(clientPage(auth.Update)).Post("/clients/bulk/owner", s.handleClientsBulkOwner)
+			r.With(clientPage(auth.Delete)).Post("/clients/bulk/delete", s.handleClientsBulkDelete)
 			r.With(clientPage(auth.Create)).Get("/clients/new", s.handleClientNewPage)
 			r.With(clientPage(auth.Create)).Post("/clients/new", s.handleClientCreatePage)
 			r.With(clientPage(auth.View)).Get("/clients/{id}", s.handleClientPage)
@@ -193,6 +195,8 @@ func (s *server) routes() http.Handler {
 				r.With(clients(auth.View)).Get("/client/view-customer-client/{id}", s.handleClientView)
 				r.With(clients(auth.Delete)).Delete("/client/delete-customer-client/{id}", s.handleClientDelete)
 				r.With(clients(auth.View)).Get("/client/list-customer-client", s.handleClientList)
+				r.With(clients(auth.Update)).Patch("/client/bulk-update-customer-client", s.handleClientBulkUpdate)
+				r.With(clients(auth.Delete)).Delete("/client/delete-customer-client", s.handleClientDeleteMany)
 
 				// Dashboards (app/dashboard.go): figures of a period in the caller's record scope.
 				dashboardView := s.can(auth.FeatureDashboard, auth.View)

@@ -196,54 +196,6 @@ func (s Scope) DeleteClient(ctx context.Context, id int64) error {
 	})
 }
 
-// ClientQuery selects a page of clients.
-type ClientQuery struct {
-	Page   int
-	Limit  int
-	Search string
-	Sort   string // recent (default), name, company
-}
-
-// ClientPage is one page of clients.
-type ClientPage struct {
-	Rows  []ClientView
-	Total int64
-}
-
-// ListClients returns a page of the clients the scope may reach.
-func (s Scope) ListClients(ctx context.Context, q ClientQuery) (*ClientPage, error) {
-	if q.Page < 1 {
-		q.Page = 1
-	}
-	if q.Limit < 1 || q.Limit > 100 {
-		q.Limit = 20
-	}
-	filter := func(sq *bun.SelectQuery) *bun.SelectQuery {
-		if term := strings.ToLower(strings.TrimSpace(q.Search)); term != "" {
-			sq = sq.Where(`c.search_text LIKE ? ESCAPE '\'`, "%"+escapeLike(term)+"%")
-		}
-		return sq
-	}
-	var rows []ClientView
-	sel := filter(s.clientViews(&rows))
-	switch q.Sort {
-	case "name":
-		sel = sel.OrderExpr("lower(c.customer_name), c.id DESC")
-	case "company":
-		sel = sel.OrderExpr("lower(c.company_name), c.id DESC")
-	default:
-		sel = sel.OrderExpr("c.id DESC")
-	}
-	if err := sel.Limit(int64(q.Limit)).Offset(int64((q.Page - 1) * q.Limit)).Scan(ctx); err != nil {
-		return nil, err
-	}
-	total, err := filter(s.clients((*Client)(nil))).Count(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &ClientPage{Rows: rows, Total: total}, nil
-}
-
 // ErrAlreadyConverted refuses a second conversion of the same lead.
 var ErrAlreadyConverted = errors.New("lead already converted")
 

@@ -23,27 +23,6 @@ func ClientHref(id int64) string { return "/clients/" + strconv.FormatInt(id, 10
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
-// Sort is one sort choice of the list.
-type Sort struct {
-	Value   string
-	LabelID string
-}
-
-// Sorts are the list's orders (the store's): recent first, by name, by company.
-var Sorts = []Sort{{"recent", "clientsPage.sort.recent"}, {"name", "clientsPage.sort.name"}, {"company", "clientsPage.sort.company"}}
-
-// List is the client list page.
-type List struct {
-	Rows      []store.ClientView
-	Total     int64
-	Page      int
-	Limit     int
-	Search    string
-	Sort      string
-	CanCreate bool
-	Pager     components.Pager
-}
-
 // Form is the client form's state: values as typed, errors by field, select choices.
 type Form struct {
 	ID         int64
