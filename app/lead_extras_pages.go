@@ -23,14 +23,10 @@ import (
 // a document, the reminder forms (with the date-time picker), and /notifications, the
 // user's due reminders. They use the same store calls as the JSON API.
 
-// pickerLabels are the picker island's labels, translated.
+// pickerLabels are the picker island's labels, translated. The pages name no picker script:
+// the admin shell's script loads the bundle when a picker field is on the page.
 func pickerLabels(r *http.Request) map[string]string {
-	out := map[string]string{}
-	for _, k := range []string{"cancel", "set", "from", "to", "am", "pm", "open", "dialog", "prevMonth", "nextMonth",
-		"prevYears", "nextYears", "chooseMonth", "chooseYear", "hours", "minutes", "seconds", "time", "clear"} {
-		out[k] = tr(r, "picker."+k)
-	}
-	return out
+	return components.PickerLabels(r.Context())
 }
 
 // picker is a date-time field model for the request's language.
@@ -88,8 +84,8 @@ func reminderRows(rows []store.ReminderView) []clientsview.Reminder {
 // reminderForm builds the add or edit form of a reminder.
 func (s *server) reminderForm(r *http.Request, action, cancel string, values, errs map[string]string, edit bool) (clientsview.ReminderForm, error) {
 	p := principalFrom(r.Context())
-	f := clientsview.ReminderForm{Action: action, CancelHref: cancel, Values: values, Errors: errs, Edit: edit,
-		PickerJS: s.assets.URL("picker.js")}
+	// No PickerJS: the admin shell loads the picker's bundle for the field (islands/lib/lazy.ts).
+	f := clientsview.ReminderForm{Action: action, CancelHref: cancel, Values: values, Errors: errs, Edit: edit}
 	if f.Values["assignee_id"] == "" {
 		f.Values["assignee_id"] = strconv.FormatInt(p.User.ID, 10)
 	}
@@ -110,7 +106,7 @@ func (s *server) leadExtras(r *http.Request, lead *store.LeadView) (templ.Compon
 	p := principalFrom(r.Context())
 	scope := p.Scope(s.db)
 	base := "/leads/" + strconv.FormatInt(lead.ID, 10)
-	x := clientsview.LeadExtras{LeadID: lead.ID, PickerJS: s.assets.URL("picker.js"),
+	x := clientsview.LeadExtras{LeadID: lead.ID,
 		CanConvert: p.Perms.Allows(auth.FeatureClients, auth.Create) && p.Perms.Allows(auth.FeatureLeads, auth.Update),
 		CanRemind:  p.Perms.Allows(auth.FeatureLeads, auth.Create),
 		CanUpdate:  p.Perms.Allows(auth.FeatureLeads, auth.Update), CanDelete: p.Perms.Allows(auth.FeatureLeads, auth.Delete)}
@@ -466,7 +462,7 @@ func (s *server) handleNotificationsPage(w http.ResponseWriter, r *http.Request)
 		}
 		kept = append(kept, rm)
 	}
-	n := clientsview.Notifications{Rows: reminderRows(kept), PickerJS: s.assets.URL("picker.js"),
+	n := clientsview.Notifications{Rows: reminderRows(kept),
 		CanUpdate: principalFrom(r.Context()).Perms.Allows(auth.FeatureLeads, auth.Update),
 		From: picker(r, clientsview.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: tr(r, "remindersPage.dueBetween"),
 			LabelTo: tr(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"})}

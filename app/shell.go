@@ -78,6 +78,9 @@ func (s *server) bareShell(r *http.Request, title string) layout.Shell {
 	}
 	cur := i18n.Locale(ctx)
 	sh := layout.Shell{Title: title, CurrentPath: r.URL.RequestURI(), CSS: s.assets.URL("app.css"), JS: s.assets.URL("admin.js")}
+	if src := s.assets.URL("picker.js"); src != "" {
+		sh.Islands = map[string]string{"picker": src}
+	}
 	for _, loc := range i18n.Locales {
 		sh.Locales = append(sh.Locales, layout.Option{Value: loc, Label: i18n.T(ctx, "language."+loc), Selected: loc == cur})
 	}

@@ -98,6 +98,7 @@ test(`page weight: /home after sign-in is at most ${PAGE_WEIGHT_BUDGET} bytes on
       console.log(`  ${r.type.padEnd(10)} ${r.status} ${String(r.bytes).padStart(7)} B (headers ${r.headerBytes} B)  ${new URL(r.url).pathname}`);
     }
     assert.equal(path(page), '/home', 'still signed in when measuring');
+    assert.ok(!requests.some((r) => /\/picker-[^/]*\.js$/.test(r.url)), 'the date picker bundle waits for its field to be used');
     assert.ok(totalBytes > 0, 'something was transferred');
     assert.ok(totalBytes <= PAGE_WEIGHT_BUDGET, `/home transferred ${totalBytes} B, budget ${PAGE_WEIGHT_BUDGET} B`);
   } finally {

@@ -49,29 +49,105 @@ test('choosing a period swaps the dashboard results with htmx and records the ad
     const lost = Number(await figure(page, 'dash-lost'));
     const open = Number(await figure(page, 'dash-open'));
     assert.equal(won + lost + open, DEMO_LEADS);
-    // The dates of the custom range follow the period shown.
+    // The dates of the custom range follow the period shown (the native inputs: the date
+    // picker's bundle is loaded only once the field is used).
     assert.equal(await page.inputValue('#dash-to'), new Date().toISOString().slice(0, 10));
-
-    // A custom range is typed and submitted; an empty one is refused in the results.
-    await Promise.all([
-      page.waitForResponse((r) => r.url().includes('period=custom')),
-      page.selectOption('#dash-preset', 'custom'),
-    ]);
-    await page.waitForLoadState('networkidle');
-    await page.fill('#dash-from', '2001-01-02');
-    await page.fill('#dash-to', '2001-01-01');
-    await Promise.all([
-      page.waitForResponse((r) => r.url().includes('from=2001-01-02')),
-      page.click('[data-testid=dash-submit]'),
-    ]);
-    await page.locator('[data-testid=dash-error] [data-testid=error-summary]').waitFor();
-    assert.equal(await page.evaluate(() => window.__sameDocument), true);
+    assert.equal(await page.getAttribute('#dash-to', 'type'), 'date');
+    assert.equal(await pickerRequested(page), false, 'the picker bundle is loaded on demand only');
   } finally {
     await context.close();
   }
 });
 
-test('the picker works without JavaScript', async () => {
+// The picker's bundle, when the page has asked for it.
+const pickerRequested = (page) => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /\/picker-[^/]*\.js$/.test(r.name)));
+const isoDay = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+const ddmmyyyy = (iso) => iso.split('-').reverse().join('/');
+
+// pickDay clicks a day in an open picker dialog, going back or forth by months to reach it.
+async function pickDay(page, dialog, iso) {
+  for (let i = 0; i < 36; i++) {
+    const day = page.locator(`${dialog} button[data-date="${iso}"]`);
+    if (await day.count()) return day.click();
+    const first = await page.getAttribute(`${dialog} button[data-date]`, 'data-date');
+    await page.click(`${dialog} [data-testid=${iso < first ? 'picker-prev' : 'picker-next'}]`);
+  }
+  throw new Error(`${iso} not reached`);
+}
+
+test('a period picked with the date picker updates the dashboard in place and the address', async () => {
+  const { context, page } = await newPage(browser);
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
+  });
+  try {
+    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await page.locator('[data-testid=dashboard]').waitFor();
+    await page.evaluate(() => { window.__sameDocument = true; });
+    const before = await page.textContent('[data-testid=dash-showing]');
+
+    // A click on the native date input opens the picker's dialog (its bundle comes then).
+    await page.click('#dash-from');
+    const dialog = '[data-testid=dash-range-dialog]';
+    await page.locator(dialog).waitFor();
+    assert.equal(await pickerRequested(page), true);
+    assert.equal(await page.getAttribute(dialog, 'role'), 'dialog');
+    assert.equal(await page.locator('#dash-from').getAttribute('aria-describedby'), 'dash-dates-hint', 'the hint describes the field');
+    assert.equal(await page.locator(`${dialog} button:has-text("Effacer")`).count(), 0, 'a custom range has both ends: no Clear');
+
+    const now = new Date();
+    const from = isoDay(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 60));
+    const to = isoDay(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 10));
+    await pickDay(page, dialog, to);
+    await pickDay(page, dialog, from);
+    assert.equal((await page.textContent('[data-testid=picker-from]')).trim(), ddmmyyyy(from));
+    assert.equal((await page.textContent('[data-testid=picker-to]')).trim(), ddmmyyyy(to));
+    // Set applies it at once: "Custom range" is chosen and only the results are swapped.
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('period=custom') && r.request().headers()['hx-target'] === 'dashboard-results'),
+      page.click(`${dialog} [data-testid=picker-set]`),
+    ]);
+    assert.equal(response.status(), 200);
+    await page.waitForFunction((want) => document.querySelector('[data-testid=dash-showing]')?.textContent.includes(want), ddmmyyyy(from));
+    const q = new URL(page.url()).searchParams;
+    assert.deepEqual([q.get('period'), q.get('from'), q.get('to')], ['custom', from, to]);
+    assert.equal(await page.inputValue('#dash-preset'), 'custom');
+    assert.notEqual(await page.textContent('[data-testid=dash-showing]'), before);
+    assert.match(await page.textContent('[data-testid=dash-showing]'), new RegExp(`${ddmmyyyy(from)}.*${ddmmyyyy(to)}`));
+    // The figures are the server's for that range.
+    const expected = await page.evaluate(async (url) => {
+      const html = await (await fetch(url)).text();
+      return new DOMParser().parseFromString(html, 'text/html').querySelector('[data-testid=dash-total] .stat-value').textContent.trim();
+    }, `/home?period=custom&from=${from}&to=${to}`);
+    assert.equal(await figure(page, 'dash-total'), expected);
+    assert.equal(await sumOf(page, 'chart-stage'), Number(expected));
+
+    // The dates came back out of band: the picker is mounted on them again, shows the range
+    // and keeps the focus.
+    const open = page.locator('[data-testid=dash-range-open]');
+    await page.waitForFunction((want) => document.querySelector('[data-testid=dash-range-open]')?.textContent.startsWith(want),
+      `${ddmmyyyy(from)} – ${ddmmyyyy(to)}`);
+    await page.waitForFunction(() => document.activeElement?.id === 'dash-from');
+
+    // A preset brings its own dates into the picker.
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('period=all')),
+      page.selectOption('#dash-preset', 'all'),
+    ]);
+    await page.waitForFunction((n) => document.querySelector('[data-testid=dash-total] .stat-value')?.textContent.trim() === String(n), DEMO_LEADS);
+    await page.waitForFunction((want) => document.querySelector('[data-testid=dash-range-open]')?.textContent.includes(want),
+      `– ${ddmmyyyy(isoDay(new Date()))}`);
+    assert.equal(await open.count(), 1);
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, 'no full page load');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the period fields work without JavaScript', async () => {
   const { context, page } = await newPage(browser, { javaScriptEnabled: false });
   try {
     await login(page, server.url, ADMIN.email, ADMIN.password);
@@ -82,6 +158,21 @@ test('the picker works without JavaScript', async () => {
     ]);
     assert.equal(new URL(page.url()).searchParams.get('period'), 'all');
     assert.equal(await figure(page, 'dash-total'), String(DEMO_LEADS));
+
+    // A custom range is two native date inputs with the same parameters; a reversed one is
+    // refused in the results.
+    assert.equal(await page.getAttribute('#dash-from', 'type'), 'date');
+    await page.selectOption('#dash-preset', 'custom');
+    await page.fill('#dash-from', '2001-01-02');
+    await page.fill('#dash-to', '2001-01-01');
+    await Promise.all([
+      page.waitForNavigation({ waitUntil: 'load' }),
+      page.click('[data-testid=dash-submit]'),
+    ]);
+    const q = new URL(page.url()).searchParams;
+    assert.deepEqual([q.get('period'), q.get('from'), q.get('to')], ['custom', '2001-01-02', '2001-01-01']);
+    await page.locator('[data-testid=dash-error] [data-testid=error-summary]').waitFor();
+    assert.equal(await page.getAttribute('#dash-to', 'aria-invalid'), 'true');
   } finally {
     await context.close();
   }

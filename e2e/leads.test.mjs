@@ -190,6 +190,105 @@ test('a bulk change of stage moves the selected leads', async () => {
   }
 });
 
+// The picker's bundle, when the page has asked for it.
+const pickerRequested = (page) => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /\/picker-[^/]*\.js$/.test(r.name)));
+const isoDay = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+test('the created-date range is picked with the picker, by keyboard: the table and the address follow', async () => {
+  const { context, page, problems } = await signedIn();
+  try {
+    // Reach the list by the side navigation: htmx swaps it into the page, and the picker
+    // must come up on that swapped content too.
+    await page.evaluate(() => { window.__sameDocument = true; });
+    await page.click('.sidenav a[href="/leads"]');
+    await page.locator('#lead-filters').waitFor();
+    assert.equal(new URL(page.url()).pathname, '/leads');
+    const count = page.locator('[data-testid=lead-count]');
+    assert.match(await count.textContent(), /\b36\b/);
+    // Until the field is used, it is the two native date inputs and the bundle is not loaded.
+    assert.equal(await page.getAttribute('#f-from', 'type'), 'date');
+    assert.equal(await page.getAttribute('#f-to', 'type'), 'date');
+    assert.equal(await pickerRequested(page), false, 'the picker bundle is loaded on demand only');
+
+    // Tabbing into the field loads the picker, which takes the focus over.
+    await page.focus('#f-owner-id');
+    await page.keyboard.press('Tab');
+    const open = page.locator('[data-testid=created-range-open]');
+    await open.waitFor();
+    await until(() => page.evaluate(() => document.activeElement?.dataset.testid === 'created-range-open'), 'the focus on the picker');
+    assert.equal(await pickerRequested(page), true);
+    assert.equal(await page.locator('#f-from').getAttribute('aria-haspopup'), 'dialog', 'the field keeps its id');
+    assert.equal(await page.locator('label[for=f-from]').textContent(), 'Créé entre', 'labelled, in the tenant language');
+
+    // Enter opens the dialog on today; Enter picks it, PageUp goes a month back, Enter picks
+    // that day: the range is ordered. Tab reaches Set.
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('[data-testid=created-range-dialog]');
+    await dialog.waitFor();
+    assert.equal(await dialog.getAttribute('role'), 'dialog');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('PageUp');
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'picker-set');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+
+    // The form applies the range at once: the address and the table follow, in place.
+    const today = new Date();
+    const monthAgo = new Date(today.getFullYear(), today.getMonth() - 1, today.getDate());
+    if (monthAgo.getMonth() === today.getMonth()) monthAgo.setDate(0); // 31 March → 28/29 February
+    const [from, to] = [isoDay(monthAgo), isoDay(today)];
+    await until(async () => query(page).get('from') === from && query(page).get('to') === to, 'the range in the address');
+    await until(async () => !/\b36\b/.test(await count.textContent()), 'the count of the range');
+    const shown = Number((await count.textContent()).match(/\d+/)[0]);
+    const days = await page.$$eval('[data-testid=lead-table] tbody tr time[datetime]', (ts) => ts.map((t) => t.getAttribute('datetime')));
+    assert.ok(days.length > 0 && days.length <= shown, `rows: ${days.length}, count ${shown}`);
+    assert.ok(days.every((d) => d >= from && d <= to), `created days ${days} within ${from}..${to}`);
+    assert.equal(await page.evaluate(() => window.__sameDocument), true, 'picking reloaded the page');
+    assert.match(await open.textContent(), /^\d\d\/\d\d\/\d{4} – \d\d\/\d\d\/\d{4}/);
+    await until(() => page.evaluate(() => document.activeElement?.dataset.testid === 'created-range-open'), 'the focus back on the field');
+
+    // The address gives the same list on a reload; the native inputs hold the range.
+    await page.reload();
+    assert.equal(await page.inputValue('#f-from'), from);
+    assert.equal(await page.inputValue('#f-to'), to);
+    assert.equal(Number((await count.textContent()).match(/\d+/)[0]), shown);
+
+    // Clear takes the filter away again (a mouse this time: a click on the native input
+    // opens the picker's dialog, not the browser's).
+    const box = await page.locator('#f-to').boundingBox();
+    await page.mouse.click(box.x + 10, box.y + box.height / 2);
+    await dialog.waitFor();
+    await page.click('[data-testid=created-range-dialog] button:has-text("Effacer")');
+    await until(async () => !query(page).get('from') && !query(page).get('to'), 'no range in the address');
+    await until(async () => /\b36\b/.test(await count.textContent()), 'every lead again');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('without JavaScript the created-date range is two date inputs with the same parameters', async () => {
+  const { context, page } = await newPage(browser, { javaScriptEnabled: false });
+  try {
+    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await page.goto(href('/leads'));
+    const to = isoDay(new Date());
+    const from = isoDay(new Date(Date.now() - 30 * 86400000));
+    await page.fill('#f-from', from);
+    await page.fill('#f-to', to);
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('#lead-filters button[type=submit]')]);
+    assert.equal(query(page).get('from'), from);
+    assert.equal(query(page).get('to'), to);
+    const days = await page.$$eval('[data-testid=lead-table] tbody tr time[datetime]', (ts) => ts.map((t) => t.getAttribute('datetime')));
+    assert.ok(days.length > 0 && days.every((d) => d >= from && d <= to), `created days ${days} within ${from}..${to}`);
+    assert.equal(await page.getAttribute('#f-from', 'type'), 'date');
+  } finally {
+    await context.close();
+  }
+});
+
 test(`page weight: /leads after sign-in is at most ${PAGE_WEIGHT_BUDGET} bytes on the wire (cold cache)`, async () => {
   const { context, page } = await signedIn();
   try {
@@ -199,6 +298,7 @@ test(`page weight: /leads after sign-in is at most ${PAGE_WEIGHT_BUDGET} bytes o
       console.log(`  ${r.type.padEnd(10)} ${r.status} ${String(r.bytes).padStart(7)} B (headers ${r.headerBytes} B)  ${new URL(r.url).pathname}`);
     }
     assert.equal(new URL(page.url()).pathname, '/leads', 'still signed in when measuring');
+    assert.ok(!requests.some((r) => /\/picker-[^/]*\.js$/.test(r.url)), 'the picker bundle waits for the date field to be used');
     assert.ok(totalBytes <= PAGE_WEIGHT_BUDGET, `/leads transferred ${totalBytes} B, budget ${PAGE_WEIGHT_BUDGET} B`);
   } finally {
     await context.close();

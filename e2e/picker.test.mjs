@@ -179,3 +179,31 @@ test('the reminder form posts the picked date-time', async () => {
     await context.close();
   }
 });
+
+test('the picker comes up on content htmx swaps in, its bundle loaded by the admin shell', async () => {
+  const { context, page } = await newPage(browser);
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  try {
+    await login(page, server.url, ADMIN.email, ADMIN.password);
+    const loaded = () => page.evaluate(() => performance.getEntriesByType('resource').filter((r) => /\/picker-[^/]*\.js$/.test(r.name)).length);
+    assert.equal(await loaded(), 0, 'no picker on /home until its field is used');
+    // htmx brings /notifications into #main; htmx runs no script of the swapped content, so
+    // the shell's loader brings the bundle in for the field (a plain one: as soon as it is there).
+    await page.evaluate(() => window.htmx.ajax('GET', '/notifications?from=2026-01-05&to=2026-01-09', { target: '#main', swap: 'innerHTML' }));
+    const open = page.locator('[data-testid=due-range-open]');
+    await open.waitFor();
+    assert.match(await open.textContent(), /^05\/01\/2026 – 09\/01\/2026/, 'the island starts from the native inputs');
+    assert.equal(await loaded(), 1, 'the bundle is loaded once');
+    await open.click();
+    await page.locator('[data-testid=due-range-dialog]').waitFor();
+    // Swapping the page in again mounts the new field; the old one is gone.
+    await page.evaluate(() => window.htmx.ajax('GET', '/notifications', { target: '#main', swap: 'innerHTML' }));
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=due-range-open]').length === 1
+      && !document.querySelector('[data-testid=due-range-dialog]') && !document.querySelector('input[type=date][name=from]'));
+    assert.equal(await loaded(), 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

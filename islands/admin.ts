@@ -1,6 +1,8 @@
-// The admin shell's script: htmx, the loading overlay, toasts and small conveniences.
+// The admin shell's script: htmx, the loading overlay, toasts, island bundles on demand
+// (the date-time picker) and small conveniences.
 // Everything here is an enhancement: the pages work without it.
 import htmx from 'htmx.org';
+import { init as islandsOnDemand } from './lib/lazy';
 import { begin, end, skipped } from './lib/overlay';
 import { arm, toast } from './lib/toast';
 
@@ -42,20 +44,39 @@ window.addEventListener('pageshow', () => {
   if (el) el.hidden = true;
 });
 
-// Keep the side navigation's current item in step with htmx navigation.
+// Keep the side navigation's current item in step with htmx navigation, and start the
+// reading again at the main area, unless the user is at work in a form whose results are
+// being swapped (the dashboard's period): they keep their place.
+let swapTarget: Element | null = null;
+document.addEventListener('htmx:beforeRequest', (e) => {
+  swapTarget = (e as CustomEvent).detail?.target || null;
+});
 document.addEventListener('htmx:pushedIntoHistory', () => {
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>('.sidenav a'))) {
     const here = location.pathname === a.pathname || location.pathname.startsWith(a.pathname + '/');
     if (here) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  const at = document.activeElement;
+  if (at && at.closest('form') && swapTarget && !swapTarget.contains(at)) return;
   document.getElementById('main')?.focus();
 });
 
+// data-autosubmit: a select so marked, or an island inside an element so marked (its value
+// changes in its hidden inputs), submits its form when it changes; native text and date
+// inputs do not, as they change while being typed in. data-autosubmit-set="id=value" first
+// sets another field of the page (the dashboard's dates choose "Custom range").
 document.addEventListener('change', (e) => {
-  const el = e.target as HTMLElement;
-  if (el.matches('select[data-autosubmit]')) (el as HTMLSelectElement).form?.requestSubmit();
+  const el = e.target as HTMLInputElement | HTMLSelectElement;
+  const auto = el.closest<HTMLElement>('[data-autosubmit]');
+  if (!auto || !el.form || !(el instanceof HTMLSelectElement || el.type === 'hidden')) return;
+  const [id, value] = (auto.dataset.autosubmitSet || '').split('=');
+  const other = id ? document.getElementById(id) : null;
+  if (other instanceof HTMLSelectElement || other instanceof HTMLInputElement) other.value = value;
+  el.form.requestSubmit();
 });
+
+islandsOnDemand(document.querySelector<HTMLElement>('script[data-islands]'));
 
 document.addEventListener('DOMContentLoaded', () => {
   for (const el of Array.from(document.querySelectorAll<HTMLElement>('#toasts [data-toast]'))) arm(el, ADMIN_TOAST_MS);

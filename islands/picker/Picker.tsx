@@ -34,6 +34,7 @@ export interface PickerProps {
   required?: boolean;
   error?: string;
   errorId?: string;
+  describedBy?: string; // ids of hints outside the island that describe the field
   testid?: string;
   labels: Labels;
 }
@@ -177,10 +178,10 @@ export function Picker(p: PickerProps) {
   const year = focus.getFullYear(), month = focus.getMonth();
   const dialogId = p.id + '-dialog';
   const animMs = reducedMotion() ? 0 : phase === 'closing' ? CLOSE_MS : OPEN_MS;
-  const describedBy = [p.errorId].filter(Boolean).join(' ') || undefined;
+  const describedBy = [p.describedBy, p.error ? p.errorId : ''].filter(Boolean).join(' ') || undefined;
 
   return (
-    <div className="picker" data-testid={p.testid}>
+    <div className={ranged ? 'picker picker-ranged' : 'picker'} data-testid={p.testid}>
       <label htmlFor={p.id}>{p.label}</label>
       <div className="picker-field">
         <button

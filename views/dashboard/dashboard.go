@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -77,13 +78,17 @@ func (m Model) presetField(ctx context.Context) components.Field {
 	return f
 }
 
-func (m Model) dateField(ctx context.Context, name string) components.Field {
-	v := m.From
-	if name == "to" {
-		v = m.To
-	}
-	return components.Field{ID: "dash-" + name, Name: name, Type: "date", Label: i18n.T(ctx, "dashboard."+name),
-		Value: v, Error: m.Errors[name]}
+// rangePicker is the custom range: two native date inputs (from, to) without JavaScript,
+// the picker island in range mode with it, loaded when the user first points at or
+// focuses the field (the home page's first load stays small). Picking a range chooses
+// "Custom range" and submits the form (islands/admin.ts, data-autosubmit), so the results
+// follow at once; a custom range always has both ends, so the island offers no Clear.
+func (m Model) rangePicker(ctx context.Context) components.Picker {
+	return components.Picker{ID: "dash-from", Name: "from", IDTo: "dash-to", NameTo: "to", Mode: "range",
+		Label: i18n.T(ctx, "dashboard.custom"), FieldLabel: i18n.T(ctx, "dashboard.from"), LabelTo: i18n.T(ctx, "dashboard.to"),
+		Value: m.From, ValueTo: m.To, Error: m.Errors["from"], ErrorTo: m.Errors["to"], NoClear: true,
+		HintID: "dash-dates-hint", Load: components.PickerOnIntent, TestID: "dash-range",
+		Attrs: templ.Attributes{"data-autosubmit": true, "data-autosubmit-set": "dash-preset=" + store.PeriodCustom}}
 }
 
 // errorLinks lists the refused fields for the summary, each linked to its control.

@@ -2,6 +2,8 @@
 // before sign-in, and the fragment htmx swaps into the main area.
 package layout
 
+import "encoding/json"
+
 // Shell is the view model of the admin shell around every signed-in page.
 type Shell struct {
 	Title       string
@@ -12,6 +14,10 @@ type Shell struct {
 	Locales     []Option
 	CSS         string
 	JS          string
+	// Islands maps an island's name to its bundle's URL ("picker" → the picker's bundle).
+	// The shell's script loads a bundle on demand, when its island is on the page (or, for
+	// a field marked data-load="intent", when the user first points at or focuses it).
+	Islands map[string]string
 	// Scripts are page scripts (content-hashed URLs) a page adds after the shell's own,
 	// such as the pipeline board's drag and drop.
 	Scripts []string
@@ -34,4 +40,13 @@ type Option struct {
 	Value    string
 	Label    string
 	Selected bool
+}
+
+// islands is the JSON of Islands for the shell script's data-islands attribute.
+func (sh Shell) islands() string {
+	if len(sh.Islands) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(sh.Islands)
+	return string(b)
 }

@@ -142,6 +142,17 @@ func (m List) ExportHref() string {
 
 func (m List) value(name string) string { return m.Query.Get(name) }
 
+// createdPicker is the created-date range filter: two native date inputs (from, to)
+// without JavaScript, the picker island in range mode with it, loaded when the user first
+// points at or focuses the field (the list's first load stays small). Picking a range
+// changes the form, which applies the filter like any other.
+func (m List) createdPicker(ctx context.Context) components.Picker {
+	return components.Picker{ID: "f-from", Name: "from", IDTo: "f-to", NameTo: "to", Mode: "range",
+		Label: i18n.T(ctx, "leadsPage.createdBetween"), FieldLabel: i18n.T(ctx, "leadsPage.createdFrom"),
+		LabelTo: i18n.T(ctx, "leadsPage.createdTo"), Value: m.value("from"), ValueTo: m.value("to"),
+		Error: m.Errors["from"], ErrorTo: m.Errors["to"], Load: components.PickerOnIntent, TestID: "created-range"}
+}
+
 // filter builds a filter select with the query's value selected.
 func (m List) filter(ctx context.Context, name, labelID string) components.Field {
 	f := components.Field{Name: name, Label: i18n.T(ctx, labelID), Blank: i18n.T(ctx, "leadsPage.all"), Error: m.Errors[name]}
