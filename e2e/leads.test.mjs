@@ -62,6 +62,14 @@ test('search as you type updates the table and the address', async () => {
     const companies = await rowTexts(page, 4);
     assert.ok(companies.length === 2 && companies.every((c) => c === 'Acme Textiles'), `companies: ${companies}`);
     assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the search reloaded the page');
+    // Ticking a row moves the focus out of the search box: the ticks stay (no second swap).
+    const requests = [];
+    page.on('request', (r) => { if (new URL(r.url()).pathname === '/leads') requests.push(r.url()); });
+    const first = page.locator('[data-testid=lead-table] tbody input[type=checkbox]').first();
+    await first.check();
+    await page.waitForTimeout(600);
+    assert.equal(await first.isChecked(), true, 'the tick was kept');
+    assert.deepEqual(requests, [], 'leaving the search box asked for the list again');
     // The address gives the same view on a reload.
     await page.reload();
     assert.equal(await page.inputValue('[data-testid=lead-search]'), 'acme');
