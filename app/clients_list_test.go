@@ -662,3 +662,102 @@ func TestClientExportHonoursFilters(t *testing.T) {
 		}
 	})
 }
+
+// pickerHost is the element of a picker field (views/components PickerField) whose props
+// name testid, failing the test if the page has none.
+func pickerHost(t *testing.T, r *response, testid string) string {
+	t.Helper()
+	for _, m := range regexp.MustCompile(`<div class="picker-slot"[^>]*>`).FindAllString(r.body, -1) {
+		if strings.Contains(m, `data-island="picker"`) && strings.Contains(m, `&#34;testid&#34;:&#34;`+testid+`&#34;`) {
+			return m
+		}
+	}
+	t.Fatalf("no picker field %s: %.4000s", testid, r.body)
+	return ""
+}
+
+// The client list's created-date range is the shared picker field, as on the lead list: the
+// native date inputs (same names, ids and errors as before) inside the island's element,
+// which waits for the user before its bundle loads; no page names the bundle in a script
+// tag of its own. The reminder forms and /notifications use the same field, loaded at once.
+func TestClientListDatePicker(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		x := newClientListFixture(t, e)
+		b := e.browser(x.f.Admin.Email)
+		islands := regexp.MustCompile(`<script src="/static/build/admin-[^"]+\.js" defer data-islands="{&#34;picker&#34;:&#34;/static/build/picker-[^"&]+\.js&#34;}"></script>`)
+		pickerScript := regexp.MustCompile(`<script src="/static/build/picker-`)
+		day := func(n int) string { return x.base.AddDate(0, 0, n).Format(time.DateOnly) }
+
+		page := b.get("/clients?from=" + day(3) + "&to=" + day(5)).wantStatus(200)
+		host := pickerHost(t, page, "client-created-range")
+		for _, want := range []string{`data-load="intent"`, `&#34;mode&#34;:&#34;range&#34;`, `&#34;id&#34;:&#34;c-from&#34;`,
+			`&#34;label&#34;:&#34;Created between&#34;`, `&#34;name&#34;:&#34;from&#34;`, `&#34;nameTo&#34;:&#34;to&#34;`,
+			`&#34;value&#34;:&#34;` + day(3) + `&#34;`, `&#34;valueTo&#34;:&#34;` + day(5) + `&#34;`, `&#34;locale&#34;:&#34;en_US&#34;`,
+			`&#34;set&#34;:&#34;Set&#34;`, `&#34;required&#34;:false`} {
+			if !strings.Contains(host, want) {
+				t.Errorf("client list picker lacks %s: %s", want, host)
+			}
+		}
+		page.has(`<input type="date" value="`+day(3)+`" id="c-from" name="from">`, `<input type="date" value="`+day(5)+`" id="c-to" name="to">`,
+			`<label for="c-from">Created from`, `<label for="c-to">Created to`)
+		// The field is in the filter grid, whose changes apply the filters; the search box's
+		// own change still does not.
+		grid := regexp.MustCompile(`(?s)<div class="grid filter-grid" id="client-filter-grid">.*?</div>\s*<input type="hidden" id="client-sort"`).FindString(page.body)
+		if !strings.Contains(grid, `data-island="picker"`) || !strings.Contains(grid, `id="c-to"`) {
+			t.Fatalf("the picker is not in the filter grid: %.3000s", grid)
+		}
+		page.has(`hx-trigger="submit, change from:#client-filter-grid, input changed delay:300ms from:#c-search, search from:#c-search"`)
+		if got := pageRowIDs(page.body); !slices.Equal(got, []int64{x.ids[5], x.ids[4], x.ids[3]}) {
+			t.Fatalf("created range: %v", got)
+		}
+		if !islands.MatchString(page.body) || pickerScript.MatchString(page.body) {
+			t.Fatalf("client list: the shell script should name the picker bundle, and no script tag load it: %.3000s", page.body)
+		}
+		if n := strings.Count(page.body, `data-island="picker"`); n != 1 {
+			t.Fatalf("%d picker fields on the client list", n)
+		}
+
+		// An invalid day stays at its native field, and the island gets the message.
+		bad := b.get("/clients?to=2026-02-30").wantStatus(200)
+		bad.wantInlineError("c-to", "Enter a valid date.")
+		if !strings.Contains(pickerHost(t, bad, "client-created-range"), `&#34;errorId&#34;:&#34;c-to-error&#34;`) {
+			t.Fatalf("the island does not carry the error of the to field: %.3000s", bad.body)
+		}
+		// Reached by htmx (the side navigation), the page brings the field; the results
+		// fragment does not (the form, and the island in it, stay).
+		b.htmx("/clients", "main").wantStatus(200).has(`data-island="picker"`, `id="c-from"`).lacks("<html", "<script")
+		b.htmx("/clients?from="+day(3), "client-results").wantStatus(200).lacks(`data-island="picker"`, `id="c-from"`)
+
+		// The reminder forms and /notifications: the shared field too, loaded as soon as it
+		// is on the page, with no script of their own.
+		api := e.apiClient(x.f.Admin.Email)
+		lead := fmt.Sprintf("/leads/%d", newLead(t, api, "Picker Lead"))
+		for _, r := range []*response{
+			b.get(lead).wantStatus(200),
+			b.form(lead+"/reminders", url.Values{"title": {"Call"}, "due_at": {"31/31/2020"}}).wantStatus(422),
+		} {
+			due := pickerHost(t, r, "due-picker")
+			if strings.Contains(due, `data-load=`) || !strings.Contains(due, `&#34;withTime&#34;:true`) || !strings.Contains(due, `&#34;required&#34;:true`) {
+				t.Errorf("reminder due picker: %s", due)
+			}
+			r.has(`type="datetime-local"`, `id="f-due-at" name="due_at"`)
+			if !islands.MatchString(r.body) || pickerScript.MatchString(r.body) {
+				t.Fatalf("reminder form: the shell script should name the picker bundle, and no script tag load it: %.3000s", r.body)
+			}
+		}
+		refused := b.form(lead+"/reminders", url.Values{"title": {"Call"}, "due_at": {"31/31/2020"}})
+		if due := pickerHost(t, refused, "due-picker"); !strings.Contains(due, `&#34;errorId&#34;:&#34;f-due-at-error&#34;`) {
+			t.Errorf("the refused reminder's picker lacks its error: %s", due)
+		}
+		notes := b.get("/notifications?from=2026-01-05&to=2026-01-09").wantStatus(200)
+		due := pickerHost(t, notes, "due-range")
+		if strings.Contains(due, `data-load=`) || !strings.Contains(due, `&#34;mode&#34;:&#34;range&#34;`) || !strings.Contains(due, `&#34;label&#34;:&#34;Due between&#34;`) {
+			t.Errorf("notifications picker: %s", due)
+		}
+		notes.has(`<input type="date" value="2026-01-05" id="f-due-from" name="from">`, `<input type="date" value="2026-01-09" id="f-due-from-to" name="to">`)
+		if !islands.MatchString(notes.body) || pickerScript.MatchString(notes.body) {
+			t.Fatalf("notifications: the shell script should name the picker bundle, and no script tag load it: %.3000s", notes.body)
+		}
+	})
+}

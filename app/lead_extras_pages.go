@@ -11,7 +11,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"crm/app/auth"
-	"crm/app/i18n"
 	"crm/app/store"
 	"crm/app/validate"
 	clientsview "crm/views/clients"
@@ -22,25 +21,6 @@ import (
 // sections of the lead and client pages, the upload form, rename/retag and delete steps of
 // a document, the reminder forms (with the date-time picker), and /notifications, the
 // user's due reminders. They use the same store calls as the JSON API.
-
-// pickerLabels are the picker island's labels, translated. The pages name no picker script:
-// the admin shell's script loads the bundle when a picker field is on the page.
-func pickerLabels(r *http.Request) map[string]string {
-	return components.PickerLabels(r.Context())
-}
-
-// picker is a date-time field model for the request's language.
-func picker(r *http.Request, p clientsview.Picker) clientsview.Picker {
-	p.Labels = pickerLabels(r)
-	p.Locale = i18n.Locale(r.Context())
-	if p.Mode == "" {
-		p.Mode = "single"
-	}
-	if p.Error != "" {
-		p.ErrorText = tr(r, "validation."+p.Error)
-	}
-	return p
-}
 
 func docRecords(docs []store.Document) []clientsview.Doc {
 	out := make([]clientsview.Doc, 0, len(docs))
@@ -84,7 +64,6 @@ func reminderRows(rows []store.ReminderView) []clientsview.Reminder {
 // reminderForm builds the add or edit form of a reminder.
 func (s *server) reminderForm(r *http.Request, action, cancel string, values, errs map[string]string, edit bool) (clientsview.ReminderForm, error) {
 	p := principalFrom(r.Context())
-	// No PickerJS: the admin shell loads the picker's bundle for the field (islands/lib/lazy.ts).
 	f := clientsview.ReminderForm{Action: action, CancelHref: cancel, Values: values, Errors: errs, Edit: edit}
 	if f.Values["assignee_id"] == "" {
 		f.Values["assignee_id"] = strconv.FormatInt(p.User.ID, 10)
@@ -96,8 +75,10 @@ func (s *server) reminderForm(r *http.Request, action, cancel string, values, er
 	for _, u := range users {
 		f.Assignees = append(f.Assignees, components.Option{Value: strconv.FormatInt(u.ID, 10), Label: u.Name})
 	}
-	f.Picker = picker(r, clientsview.Picker{ID: "f-due-at", Name: "due_at", Label: tr(r, "remindersPage.field.due"),
-		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker"})
+	// The due date-time: the shared picker field, whose bundle the admin shell's script loads
+	// as soon as the field is on the page (islands/lib/lazy.ts); the page names no script.
+	f.Picker = components.Picker{ID: "f-due-at", Name: "due_at", Label: tr(r, "remindersPage.field.due"),
+		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker"}
 	return f, nil
 }
 
@@ -464,8 +445,8 @@ func (s *server) handleNotificationsPage(w http.ResponseWriter, r *http.Request)
 	}
 	n := clientsview.Notifications{Rows: reminderRows(kept),
 		CanUpdate: principalFrom(r.Context()).Perms.Allows(auth.FeatureLeads, auth.Update),
-		From: picker(r, clientsview.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: tr(r, "remindersPage.dueBetween"),
-			LabelTo: tr(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"})}
+		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: tr(r, "remindersPage.dueBetween"),
+			LabelTo: tr(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
 	s.page(w, r, http.StatusOK, tr(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))
 }
 

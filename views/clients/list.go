@@ -160,8 +160,15 @@ func (m List) convertedFilter(ctx context.Context) components.Field {
 	return f
 }
 
-func (m List) dateFilter(ctx context.Context, name, labelID string) components.Field {
-	return components.Field{ID: "c-" + name, Name: name, Type: "date", Label: i18n.T(ctx, labelID), Value: m.value(name), Error: m.Errors[name]}
+// createdPicker is the created-date range filter, as the lead list has it: two native date
+// inputs (from, to) without JavaScript, the picker island in range mode with it, loaded when
+// the user first presses or focuses the field (the list's first load stays small). Picking a
+// range changes the filter grid, which applies the filter like any other.
+func (m List) createdPicker(ctx context.Context) components.Picker {
+	return components.Picker{ID: "c-from", Name: "from", IDTo: "c-to", NameTo: "to", Mode: "range",
+		Label: i18n.T(ctx, "leadsPage.createdBetween"), FieldLabel: i18n.T(ctx, "leadsPage.createdFrom"),
+		LabelTo: i18n.T(ctx, "leadsPage.createdTo"), Value: m.value("from"), ValueTo: m.value("to"),
+		Error: m.Errors["from"], ErrorTo: m.Errors["to"], Load: components.PickerOnIntent, TestID: "client-created-range"}
 }
 
 func (m List) pageSize(ctx context.Context) components.Field {

@@ -1,10 +1,9 @@
 // Package clients holds the admin client pages (list, form, client page), the documents and
-// reminders sections of a lead or client page, the notifications page, and the date-time
-// picker field (a native input the picker island enhances).
+// reminders sections of a lead or client page, and the notifications page. Date fields are
+// the shared picker field (components.PickerField), whose bundle the admin shell loads.
 package clients
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -106,7 +105,6 @@ type LeadExtras struct {
 	CanUpdate  bool
 	CanDelete  bool
 	NewForm    ReminderForm
-	PickerJS   string
 }
 
 // ReminderForm is the add or edit form of a reminder.
@@ -116,65 +114,13 @@ type ReminderForm struct {
 	Values     map[string]string
 	Errors     map[string]string
 	Assignees  []components.Option
-	Picker     Picker
+	Picker     components.Picker // the due date-time
 	Edit       bool
-	PickerJS   string
 }
 
 // Notifications is the page of the user's due reminders.
 type Notifications struct {
 	Rows      []Reminder
 	CanUpdate bool
-	From      Picker
-	FromTo    string
-	PickerJS  string
-}
-
-// Picker is a date or date-time field: a native input without JavaScript, the picker
-// island with it. Props are the island's (labels translated by the server).
-type Picker struct {
-	ID        string
-	Name      string
-	NameTo    string // range modes: the second field
-	Label     string
-	LabelTo   string
-	Value     string
-	ValueTo   string
-	WithTime  bool
-	Mode      string
-	Required  bool
-	Error     string // validator key
-	ErrorText string // its message, shown by the island
-	Locale    string
-	Labels    map[string]string
-	TestID    string
-}
-
-// Props is the island's data-props.
-func (p Picker) Props() string {
-	m := map[string]any{"id": p.ID, "name": p.Name, "label": p.Label, "value": p.Value, "withTime": p.WithTime,
-		"mode": p.Mode, "required": p.Required, "locale": p.Locale, "labels": p.Labels, "testid": p.TestID}
-	if p.NameTo != "" {
-		m["nameTo"], m["valueTo"] = p.NameTo, p.ValueTo
-	}
-	if p.Error != "" {
-		m["error"], m["errorId"] = p.ErrorText, p.ID+"-error"
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
-func (p Picker) inputType() string {
-	if p.WithTime {
-		return "datetime-local"
-	}
-	return "date"
-}
-
-func (p Picker) field() components.Field {
-	return components.Field{ID: p.ID, Name: p.Name, Label: p.Label, Type: p.inputType(), Value: p.Value, Error: p.Error, Required: p.Required}
-}
-
-func (p Picker) fieldTo() components.Field {
-	return components.Field{ID: p.ID + "-to", Name: p.NameTo, Label: p.LabelTo, Type: p.inputType(), Value: p.ValueTo}
+	From      components.Picker // the due range (from, to)
 }
