@@ -5,8 +5,8 @@
 //
 // - by default the bundle is loaded as soon as such an element is on the page (full load or
 //   htmx swap);
-// - with data-load="intent" (fields of pages with a first-load budget: the lead list's and
-//   the dashboard's date ranges) only when the user first presses or focuses it; pointing at
+// - with data-load="intent" (fields of pages with a first-load budget: the lead list's, the
+//   client list's and the dashboard's date ranges) only when the user first presses or focuses it; pointing at
 //   it only prefetches the bundle (mounting then would move the layout under the pointer).
 //   Focus moves on to the island's field once it is mounted, and a press on the native field
 //   opens the island's dialog instead of the browser's own.
