@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"crm/app/store"
 	"crm/app/validate"
@@ -122,20 +121,9 @@ func clientQueryFromURL(r *http.Request) (store.ClientQuery, error) {
 	default:
 		errs.Add("converted", validate.KeyInvalid)
 	}
-	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
-		raw := strings.TrimSpace(v.Get(name))
-		if raw == "" {
-			continue
-		}
-		d, err := time.ParseInLocation(time.DateOnly, raw, time.UTC)
-		if err != nil {
-			errs.Add(name, validate.KeyInvalidDate)
-			continue
-		}
-		if name == "to" {
-			d = d.AddDate(0, 0, 1)
-		}
-		*dst = d
+	_, bad := createdRange(v, &q.CreatedFrom, &q.CreatedTo)
+	for name, key := range bad {
+		errs.Add(name, key)
 	}
 	if len(errs) > 0 {
 		return q, errs

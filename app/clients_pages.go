@@ -2,12 +2,12 @@ package app
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"crm/app/auth"
 	"crm/app/store"
@@ -346,22 +346,11 @@ func clientListQuery(in url.Values) (store.ClientQuery, url.Values, map[string]s
 		q.Converted = &yes
 		norm.Set("converted", c)
 	}
-	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
-		raw := strings.TrimSpace(in.Get(name))
-		if raw == "" {
-			continue
-		}
+	sent, bad := createdRange(in, &q.CreatedFrom, &q.CreatedTo)
+	for name, raw := range sent {
 		norm.Set(name, raw)
-		day, err := time.Parse(time.DateOnly, raw)
-		if err != nil {
-			errs[name] = validate.KeyInvalidDate
-			continue
-		}
-		if name == "to" {
-			day = day.AddDate(0, 0, 1) // up to the end of that day
-		}
-		*dst = day
 	}
+	maps.Copy(errs, bad)
 	if after := in.Get("after"); after != "" {
 		q.After = after
 		norm.Set("after", after)

@@ -46,20 +46,9 @@ func leadQueryFromURL(r *http.Request) (store.LeadQuery, error) {
 		}
 		*dst = ids
 	}
-	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
-		raw := strings.TrimSpace(v.Get(name))
-		if raw == "" {
-			continue
-		}
-		d, err := time.ParseInLocation("2006-01-02", raw, time.UTC)
-		if err != nil {
-			errs.Add(name, validate.KeyInvalidDate)
-			continue
-		}
-		if name == "to" {
-			d = d.AddDate(0, 0, 1)
-		}
-		*dst = d
+	_, bad := createdRange(v, &q.CreatedFrom, &q.CreatedTo)
+	for name, key := range bad {
+		errs.Add(name, key)
 	}
 	if len(errs) > 0 {
 		return q, errs

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -615,22 +616,11 @@ func listQuery(in url.Values) (store.LeadQuery, url.Values, map[string]string) {
 			norm.Add(f.name, strconv.FormatInt(id, 10))
 		}
 	}
-	for name, dst := range map[string]*time.Time{"from": &q.CreatedFrom, "to": &q.CreatedTo} {
-		raw := strings.TrimSpace(in.Get(name))
-		if raw == "" {
-			continue
-		}
+	sent, bad := createdRange(in, &q.CreatedFrom, &q.CreatedTo)
+	for name, raw := range sent {
 		norm.Set(name, raw)
-		day, err := time.Parse("2006-01-02", raw)
-		if err != nil {
-			errs[name] = validate.KeyInvalidDate
-			continue
-		}
-		if name == "to" {
-			day = day.AddDate(0, 0, 1) // up to the end of that day
-		}
-		*dst = day
 	}
+	maps.Copy(errs, bad)
 	if q.After != "" {
 		norm.Set("after", q.After)
 	}

@@ -168,7 +168,7 @@ func TestLeadListPage(t *testing.T) {
 		// The full page: shell, filters, the table and its tools.
 		full := c.get("/leads").wantStatus(200)
 		full.has("<html", `id="lead-filters"`, `id="lead-results"`, "3 leads", "Ana Silva", "Bruno Costa", "Carla Dias",
-			`href="/leads/export.csv"`, `hx-trigger="submit, change, keyup changed delay:300ms from:#f-search`, `aria-current="page"`)
+			`href="/leads/export.csv"`, `hx-trigger="submit, change from:#lead-filter-grid, input changed delay:300ms from:#f-search`, `aria-current="page"`)
 
 		// Search as htmx asks for it: only the results region, with the sort fields out of band.
 		frag := c.htmx("/leads?search=ana", "lead-results").wantStatus(200)
