@@ -112,21 +112,12 @@ func (s *server) touchSession(ctx context.Context) {
 }
 
 func (s *server) loadPrincipal(ctx context.Context, tenantID, userID int64) (*Principal, error) {
-	scope := s.db.Tenant(tenantID, userID)
-	u, err := scope.User(ctx, userID)
+	u, t, perms, err := s.db.Caller(ctx, tenantID, userID)
 	if err != nil {
 		return nil, err
 	}
 	if !u.Active {
 		return nil, store.ErrNotFound
-	}
-	t, err := s.db.TenantByID(ctx, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	perms, err := scope.Permissions(ctx, u.RoleID)
-	if err != nil {
-		return nil, err
 	}
 	return &Principal{Tenant: t, User: u, Perms: perms}, nil
 }

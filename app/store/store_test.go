@@ -144,3 +144,50 @@ func TestAuditRecordsUserChanges(t *testing.T) {
 		}
 	})
 }
+
+func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Acme", "boss@acme.test")
+		other, _ := newTenant(t, db, "Other", "boss@other.test")
+		s := db.Tenant(tn.ID, admin.ID)
+		role, err := s.CreateRole(ctx, "Viewer", map[auth.Feature]auth.Grant{
+			auth.FeatureLeads:   {View: true, Update: true, Scope: auth.ScopeOwn},
+			auth.FeatureClients: {View: true, Scope: auth.ScopeAll},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := s.CreateUser(ctx, store.NewUser{Email: "viewer@acme.test", Name: "Vi", Password: "Secret1!x", Role: role.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotU, gotT, perms, err := db.Caller(ctx, tn.ID, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gotU.ID != u.ID || gotU.Email != "viewer@acme.test" || gotU.RoleID != role.ID || !gotU.Active || gotU.TenantID != tn.ID {
+			t.Errorf("user: %+v", gotU)
+		}
+		if gotT.ID != tn.ID || gotT.Name != "Acme" || gotT.DefaultLocale != tn.DefaultLocale || gotT.CreatedAt.IsZero() {
+			t.Errorf("tenant: %+v, want %+v", gotT, tn)
+		}
+		want := auth.Permissions{
+			auth.FeatureLeads:   {View: true, Update: true, Scope: auth.ScopeOwn},
+			auth.FeatureClients: {View: true, Scope: auth.ScopeAll},
+		}
+		if len(perms) != len(want) || perms[auth.FeatureLeads] != want[auth.FeatureLeads] || perms[auth.FeatureClients] != want[auth.FeatureClients] {
+			t.Errorf("permissions: %+v, want %+v", perms, want)
+		}
+		// The administrator has every grant, as Permissions says.
+		_, _, all, err := db.Caller(ctx, tn.ID, admin.ID)
+		if full, _ := s.Permissions(ctx, admin.RoleID); err != nil || len(all) != len(full) {
+			t.Errorf("administrator: %d grants, want %d (%v)", len(all), len(full), err)
+		}
+		// A user looked up in another tenant is not found.
+		if _, _, _, err := db.Caller(ctx, other.ID, u.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("user of another tenant: %v", err)
+		}
+	})
+}
