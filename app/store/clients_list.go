@@ -129,17 +129,15 @@ func (s Scope) ListClients(ctx context.Context, q ClientQuery) (*ClientPage, err
 		f, counted = &clientFilter{d: f.d, ids: []int64{}}, true
 	}
 	if f.search != nil {
-		var all []int64
-		sel := f.apply(s.clients((*Client)(nil))).Column("c.id").Limit(SearchCountCap + 1)
-		if err := s.scanList(ctx, sel, &all); err != nil {
+		all, err := s.searchMatches(ctx, f.apply(s.clients((*Client)(nil))).Column("c.id"))
+		if err != nil {
 			return nil, err
 		}
 		counted = true
-		if len(all) <= SearchCountCap && !explaining(ctx) {
-			page.Total = int64(len(all))
-			f = &clientFilter{d: f.d, ids: append(make([]int64, 0, len(all)), all...)}
-		} else {
+		if all == nil {
 			page.Total, page.TotalCapped = SearchCountCap, true
+		} else {
+			page.Total, f = int64(len(all)), &clientFilter{d: f.d, ids: all}
 		}
 	}
 	var hits []leadHit

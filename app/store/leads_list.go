@@ -129,20 +129,15 @@ func (s Scope) ListLeads(ctx context.Context, q LeadQuery) (*LeadPage, error) {
 		f, counted = &leadFilter{d: f.d, ids: []int64{}}, true
 	}
 	if f.search != nil {
-		// A search first collects its matches' ids, up to SearchCountCap+1, in one pass of
-		// the search index: that is its count, and when they are all there the page is
-		// read from them by id, without matching the term again.
-		var all []int64
-		sel := f.apply(s.leads((*Lead)(nil))).Column("l.id").Limit(SearchCountCap + 1)
-		if err := s.scanList(ctx, sel, &all); err != nil {
+		all, err := s.searchMatches(ctx, f.apply(s.leads((*Lead)(nil))).Column("l.id"))
+		if err != nil {
 			return nil, err
 		}
 		counted = true
-		if len(all) <= SearchCountCap && !explaining(ctx) {
-			page.Total = int64(len(all))
-			f = &leadFilter{d: f.d, ids: append(make([]int64, 0, len(all)), all...)}
-		} else {
+		if all == nil {
 			page.Total, page.TotalCapped = SearchCountCap, true
+		} else {
+			page.Total, f = int64(len(all)), &leadFilter{d: f.d, ids: all}
 		}
 	}
 	var hits []leadHit
@@ -394,6 +389,21 @@ func (s Scope) leadPageByKey(ctx context.Context, f *leadFilter, srt leadSort, c
 	var hits []leadHit
 	err := s.scanList(ctx, sel, &hits)
 	return hits, err
+}
+
+// searchMatches collects a search's matching ids in one pass of the search index, at most
+// SearchCountCap+1 of them: that is the search's count, and when they are all there the
+// page is read from them by id, without matching the term again. It returns nil when there
+// are more than SearchCountCap (the count is then capped and the page matches the term).
+func (s Scope) searchMatches(ctx context.Context, sel *bun.SelectQuery) ([]int64, error) {
+	all := []int64{}
+	if err := s.scanList(ctx, sel.Limit(SearchCountCap+1), &all); err != nil {
+		return nil, err
+	}
+	if len(all) > SearchCountCap || explaining(ctx) {
+		return nil, nil
+	}
+	return all, nil
 }
 
 // pageOfIDs pages a search's complete matches in id order without asking the database
