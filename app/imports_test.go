@@ -521,6 +521,57 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 	})
 }
 
+// A user limited to their own leads updates, and undoes, only those: another user's lead
+// with the key is not found, another tenant's is never seen, and the owner cannot be given
+// away, as in the form.
+func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		f := e.tenant("Acme")
+		ctx := context.Background()
+		rep := e.user(f, "rep@acme.test", map[auth.Feature]auth.Grant{
+			auth.FeatureLeads: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
+		mine := seedLead(t, e, f, store.LeadInput{CustomerName: "Mine", CompanyEmail: "mine@x.test", OwnerID: &rep.ID, Notes: "mine"})
+		theirs := seedLead(t, e, f, store.LeadInput{CustomerName: "Theirs", CompanyEmail: "theirs@x.test", Notes: "theirs"})
+		g := e.tenant("Globex")
+		elsewhere := seedLead(t, e, g, store.LeadInput{CustomerName: "Elsewhere", CompanyEmail: "mine@x.test"})
+		c := e.apiClient(rep.Email)
+		data := "Email,Name,Owner,Notes\n" +
+			"mine@x.test,Mine Renamed,,\n" + // 2: updated
+			"theirs@x.test,Theirs Renamed,,\n" + // 3: not reachable, so not found
+			"mine@x.test,Mine Given," + f.Admin.Email + ",\n" + // 4: the owner cannot be someone else
+			"MINE@x.test,,,new notes\n" // 5: updated again
+		im := runCSV(t, c, store.EntityLead, data, store.ModeUpdate, store.MatchEmail)
+		wantCounts(t, im, 0, 2, 1, 1)
+		rows := importRows(t, c, im.ID)
+		wantRow(t, rows, 2, store.OutcomeUpdated, "")
+		wantRow(t, rows, 3, store.OutcomeSkipped, store.ReasonNotFound)
+		if r := wantRow(t, rows, 4, store.OutcomeFailed, store.ReasonInvalid); r.Reason.Errors["owner_id"] != "invalid" {
+			t.Errorf("owner given away: %+v", r.Reason)
+		}
+		wantRow(t, rows, 5, store.OutcomeUpdated, "")
+		admin := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		if l, err := admin.LeadView(ctx, mine.ID); err != nil || l.CustomerName != "Mine Renamed" || l.Notes != "new notes" || *l.OwnerID != rep.ID {
+			t.Errorf("own lead: %+v %v", l, err)
+		}
+		if l, err := admin.LeadView(ctx, theirs.ID); err != nil || leadState(l) != leadState(theirs) {
+			t.Errorf("another user's lead changed: %+v %v", l, err)
+		}
+		if l, err := e.db.Tenant(g.Tenant.ID, g.Admin.ID).LeadView(ctx, elsewhere.ID); err != nil || leadState(l) != leadState(elsewhere) {
+			t.Errorf("another tenant's lead changed: %+v %v", l, err)
+		}
+		if r := c.do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.status != http.StatusAccepted {
+			t.Fatalf("undo: %d %s", r.status, r.body)
+		}
+		if done := waitImport(t, c, im.ID); done.Status != store.ImportUndone || done.Undone != 2 {
+			t.Fatalf("undo: %+v", done)
+		}
+		if l, err := admin.LeadView(ctx, mine.ID); err != nil || leadState(l) != leadState(mine) {
+			t.Errorf("own lead after the undo: %+v %v", l, err)
+		}
+	})
+}
+
 func TestImportClientsByPhoneAndUndo(t *testing.T) {
 	t.Parallel()
 	eachServer(t, func(t *testing.T, e *testEnv) {

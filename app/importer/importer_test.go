@@ -3,6 +3,7 @@ package importer_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -79,12 +80,20 @@ func TestSuggestMapsHeaders(t *testing.T) {
 }
 
 // TestImportThroughput is not run by default: set IMPORT_ROWS (e.g. 100000) to time an import
-// of that many generated leads on each engine (TEST_DATABASE_URL for PostgreSQL), and
-// IMPORT_UNDO=1 to time its undo as well.
+// of that many generated leads on each engine (TEST_DATABASE_URL for PostgreSQL).
+// IMPORT_UPDATE=1 then times an update-mode import of the same rows (IMPORT_UPDATE_ROWS of
+// them, all by default), each one changed: every row an update of an existing lead (its
+// company name, and a quarter of them their stage). IMPORT_UNDO=1 times the undo of the
+// update import (every lead back to its before-values), then of the first import (every
+// created lead deleted).
 func TestImportThroughput(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("IMPORT_ROWS"))
 	if n == 0 {
 		t.Skip("IMPORT_ROWS not set")
+	}
+	m, _ := strconv.Atoi(os.Getenv("IMPORT_UPDATE_ROWS"))
+	if m <= 0 || m > n {
+		m = n
 	}
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
@@ -95,47 +104,72 @@ func TestImportThroughput(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := db.Tenant(tn.ID, u.ID)
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			runner := importer.Runner{DB: db, Log: log}
+			timed := func(what string, rows int, im *store.Import) *store.Import {
+				t.Helper()
+				run, cpu := time.Now(), cpuTime()
+				if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
+					t.Fatal(err)
+				}
+				took, cpuTook := time.Since(run), cpuTime()-cpu
+				got, _ := s.Import(ctx, im.ID)
+				t.Logf("%s: %s of %d rows in %s, %s CPU in this process: %.0f rows/s; created %d updated %d skipped %d failed %d undone %d",
+					d, what, rows, took.Round(time.Millisecond), cpuTook.Round(time.Millisecond), float64(rows)/took.Seconds(),
+					got.Created, got.Updated, got.Skipped, got.Failed, got.Undone)
+				return got
+			}
 			data := GenerateCSV(n, 0)
 			start := time.Now()
 			im := upload(t, s, store.EntityLead, data)
+			t.Logf("%s: upload+inspect of %d rows (%d bytes) in %s", d, n, len(data), time.Since(start).Round(time.Millisecond))
 			if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeUpsert, store.MatchEmail); err != nil {
 				t.Fatal(err)
 			}
-			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			run, cpu := time.Now(), cpuTime()
-			if err := (importer.Runner{DB: db, Log: log}).Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
-				t.Fatal(err)
-			}
-			took, cpuTook := time.Since(run), cpuTime()-cpu
-			got, _ := s.Import(ctx, im.ID)
-			t.Logf("%s: %d rows (%d bytes) imported in %s, %s CPU in this process (upload+inspect %s): %.0f rows/s; created %d updated %d skipped %d failed %d",
-				d, n, len(data), took.Round(time.Millisecond), cpuTook.Round(time.Millisecond), run.Sub(start).Round(time.Millisecond),
-				float64(n)/took.Seconds(), got.Created, got.Updated, got.Skipped, got.Failed)
-			if got.Status != store.ImportDone || got.Created != n {
+			if got := timed("import (new leads)", n, im); got.Status != store.ImportDone || got.Created != n {
 				t.Fatalf("import: %+v", got)
 			}
-			if os.Getenv("IMPORT_UPDATE") != "" { // the same rows again, each one changed: every row an update
-				again := upload(t, s, store.EntityLead, bytes.ReplaceAll(data, []byte("Ltd,"), []byte("Limited,")))
-				if _, err := s.QueueImport(ctx, again.ID, again.Mapping, store.ModeUpsert, store.MatchEmail); err != nil {
+			var again *store.Import
+			if os.Getenv("IMPORT_UPDATE") != "" {
+				changed := GenerateCSV(m, 0)
+				changed = bytes.ReplaceAll(changed, []byte("Ltd,"), []byte("Limited,"))
+				changed = bytes.ReplaceAll(changed, []byte(",Leads,"), []byte(",Deals,"))
+				again = upload(t, s, store.EntityLead, changed)
+				if _, err := s.QueueImport(ctx, again.ID, again.Mapping, store.ModeUpdate, store.MatchEmail); err != nil {
 					t.Fatal(err)
 				}
-				run, cpu := time.Now(), cpuTime()
-				if err := (importer.Runner{DB: db, Log: log}).Run(ctx, store.ImportRef{TenantID: tn.ID, ID: again.ID}); err != nil {
-					t.Fatal(err)
+				if got := timed(fmt.Sprintf("update-mode import over %d leads", n), m, again); got.Status != store.ImportDone || got.Updated != m {
+					t.Fatalf("update import: %+v", got)
 				}
-				got, _ := s.Import(ctx, again.ID)
-				t.Logf("%s: %d rows updated in %s, %s CPU in this process; created %d updated %d skipped %d failed %d", d, n,
-					time.Since(run).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond), got.Created, got.Updated, got.Skipped, got.Failed)
 			}
 			if os.Getenv("IMPORT_UNDO") != "" {
+				if again != nil {
+					if _, err := s.QueueUndo(ctx, again.ID); err != nil {
+						t.Fatal(err)
+					}
+					if got := timed("undo of the updates", m, again); got.Status != store.ImportUndone || got.Undone != m {
+						t.Fatalf("undo of the update import: %+v", got)
+					}
+					rows, err := s.ImportRows(ctx, again.ID, 0, 20)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range rows {
+						l, err := s.LeadView(ctx, *r.EntityID)
+						if err != nil || !strings.HasSuffix(l.CompanyName, " Ltd") || l.LeadStageName == "Deals" && (r.RowNo-2)%4 == 0 {
+							t.Fatalf("lead of row %d not restored: %+v %v", r.RowNo, l, err)
+						}
+					}
+				}
 				if _, err := s.QueueUndo(ctx, im.ID); err != nil {
 					t.Fatal(err)
 				}
-				undo := time.Now()
-				if err := (importer.Runner{DB: db, Log: log}).Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
-					t.Fatal(err)
+				if got := timed("undo of the creates", n, im); got.Status != store.ImportUndone || got.Undone != n {
+					t.Fatalf("undo of the import: %+v", got)
 				}
-				t.Logf("%s: undo of %d rows in %s", d, n, time.Since(undo).Round(time.Millisecond))
+				if page, err := s.ListLeads(ctx, store.LeadQuery{Limit: 1}); err != nil || page.Total != 0 {
+					t.Fatalf("leads left after the undo: %d %v", page.Total, err)
+				}
 			}
 		})
 	}
@@ -244,4 +278,204 @@ func TestImportResumesAfterItsRunnerStopped(t *testing.T) {
 			t.Fatalf("leads: %d %v", page.Total, err)
 		}
 	})
+}
+
+// An update-mode import changes only the leads its rows match, each by what the row says,
+// with its journey; a runner that stops is taken over from its last committed batch, so
+// every row is applied once; the undo, taken over the same way, gives every lead back
+// exactly as it was, once. The lead counters follow each step.
+func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := db.Tenant(tn.ID, u.ID)
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		runner := importer.Runner{DB: db, Log: log}
+		const n = 1200
+		seed := upload(t, s, store.EntityLead, GenerateCSV(n, 0))
+		if _, err := s.QueueImport(ctx, seed.ID, seed.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+			t.Fatal(err)
+		}
+		if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: seed.ID}); err != nil {
+			t.Fatal(err)
+		}
+		seeded, err := s.ImportRows(ctx, seed.ID, 0, n)
+		if err != nil || len(seeded) != n {
+			t.Fatalf("seed: %d rows %v", len(seeded), err)
+		}
+		stages, err := s.Masters(ctx, store.KindStage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// states reads every seeded lead, and checks the lead list's counts by stage (kept by
+		// triggers) against them.
+		states := func(step string) []string {
+			t.Helper()
+			out := make([]string, n)
+			byStage := map[int64]int64{}
+			for i, r := range seeded {
+				l, err := s.LeadView(ctx, *r.EntityID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				byStage[*l.LeadStageID]++
+				out[i] = fmt.Sprintf("%s|%s|%s|%s|%d|%d|%d|%d|%v|%s", l.CustomerName, l.CompanyName, l.CompanyEmail, l.CompanyPhoneNumber,
+					*l.LeadStageID, *l.LeadStatusID, *l.LeadSourceID, *l.OwnerID, *l.BillingAddress, l.Notes)
+			}
+			for _, m := range stages {
+				page, err := s.ListLeads(ctx, store.LeadQuery{StageIDs: []int64{m.ID}, Limit: 1})
+				if err != nil || page.Total != byStage[m.ID] {
+					t.Errorf("%s: stage %s counts %d, the leads say %d (%v)", step, m.Name, page.Total, byStage[m.ID], err)
+				}
+			}
+			return out
+		}
+		before := states("seeded")
+
+		// Every third row gets a new company name, every fifth moves to "Won"; the others
+		// are as they are (skipped, unchanged). Then rows matching no lead, and one refused.
+		lines := strings.Split(strings.TrimSuffix(string(GenerateCSV(n, 0)), "\n"), "\n")
+		changed := map[int]bool{}
+		for i := range n {
+			line := lines[i+1]
+			if i%3 == 0 {
+				line = strings.Replace(line, " Ltd,", " Limited,", 1)
+				changed[i] = true
+			}
+			if i%5 == 0 && !strings.Contains(line, ",Won,") {
+				line = strings.Replace(line, ","+[]string{"Leads", "Deals", "Won", "Lost"}[i%4]+",", ",Won,", 1)
+				changed[i] = true
+			}
+			lines[i+1] = line
+		}
+		lines = append(lines, "Nobody,None Ltd,nobody@example.test,9000000001,Won,New lead,Website,Hot,Chennai,India,x",
+			"Bad Phone,Co,person7@example.test,12,,,,,,,")
+		data := []byte(strings.Join(lines, "\n") + "\n")
+		im := upload(t, s, store.EntityLead, data)
+		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeUpdate, store.MatchEmail); err != nil {
+			t.Fatal(err)
+		}
+		ref := store.ImportRef{TenantID: tn.ID, ID: im.ID}
+		gone, err := db.ClaimImport(ctx, ref, "gone", time.Now().Add(-store.ImportStaleAfter))
+		if err != nil || gone == nil {
+			t.Fatalf("claim: %+v %v", gone, err)
+		}
+		b, err := importer.NewBuilder(ctx, s, gone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := importer.Open(data, importer.Format{Delimiter: ','})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var items []store.ImportItem
+		for range 500 {
+			row, _ := rows.Next()
+			items = append(items, b.Item(row))
+		}
+		if _, err := s.ApplyImportBatch(ctx, gone, items, 500); err != nil {
+			t.Fatal(err)
+		}
+		if err := runner.Resume(ctx, ref, time.Now().Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApplyImportBatch(ctx, gone, items[:1], 501); err != store.ErrImportClaimLost {
+			t.Fatalf("the stopped runner's late batch: %v", err)
+		}
+		got, err := s.Import(ctx, im.ID)
+		if err != nil || got.Status != store.ImportDone || got.NextRow != n+2 || got.Created != 0 || got.Updated != len(changed) ||
+			got.Skipped != n-len(changed)+1 || got.Failed != 1 {
+			t.Fatalf("update import: %+v %v; want %d updated", got, err, len(changed))
+		}
+		after := states("updated")
+		for i := range n {
+			if (after[i] != before[i]) != changed[i] {
+				t.Errorf("row %d: %s → %s", i+2, before[i], after[i])
+			}
+		}
+		for _, i := range []int{0, 3, 5, 1} {
+			l, _ := s.LeadView(ctx, *seeded[i].EntityID)
+			wantCompany, wantStage := fmt.Sprintf("Company %d Ltd", i), []string{"Leads", "Deals", "Won", "Lost"}[i%4]
+			if i%3 == 0 {
+				wantCompany = fmt.Sprintf("Company %d Limited", i)
+			}
+			if i%5 == 0 {
+				wantStage = "Won"
+			}
+			if l.CompanyName != wantCompany || l.LeadStageName != wantStage || l.CustomerName != fmt.Sprintf("Person %d", i) {
+				t.Errorf("lead of row %d: %q %q %q", i+2, l.CustomerName, l.CompanyName, l.LeadStageName)
+			}
+			hist, err := s.History(ctx, store.EntityLead, l.ID, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			updates := 0
+			for _, h := range hist {
+				if h.Action == "update" {
+					updates++
+					var b, a map[string]any
+					_ = json.Unmarshal([]byte(*h.Before), &b)
+					_ = json.Unmarshal([]byte(*h.After), &a)
+					if i%3 == 0 && (b["company_name"] != fmt.Sprintf("Company %d Ltd", i) || a["company_name"] != wantCompany) ||
+						i%5 == 0 && a["lead_stage"] != "Won" || len(a) != len(b) || len(a) != btoi(i%3 == 0)+btoi(i%5 == 0 && i%4 != 2) {
+						t.Errorf("journey of row %d: %s → %s", i+2, *h.Before, *h.After)
+					}
+				}
+			}
+			if updates != btoi(changed[i]) {
+				t.Errorf("row %d: %d update entries", i+2, updates)
+			}
+		}
+
+		// The undo, whose runner stops after a batch, then is taken over.
+		if _, err := s.QueueUndo(ctx, im.ID); err != nil {
+			t.Fatal(err)
+		}
+		goneUndo, err := db.ClaimImport(ctx, ref, "gone-undo", time.Now().Add(-store.ImportStaleAfter))
+		if err != nil || goneUndo == nil || goneUndo.Status != store.ImportUndoing {
+			t.Fatalf("claim the undo: %+v %v", goneUndo, err)
+		}
+		if more, err := s.UndoImportBatch(ctx, goneUndo, 100); err != nil || !more {
+			t.Fatalf("first undo batch: %v %v", more, err)
+		}
+		if err := runner.Resume(ctx, ref, time.Now().Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.UndoImportBatch(ctx, goneUndo, 100); err != store.ErrImportClaimLost {
+			t.Fatalf("the stopped undo runner's late batch: %v", err)
+		}
+		got, err = s.Import(ctx, im.ID)
+		if err != nil || got.Status != store.ImportUndone || got.Undone != len(changed) || got.UndoTotal != len(changed) {
+			t.Fatalf("undo: %+v %v", got, err)
+		}
+		restored := states("undone")
+		for i := range n {
+			if restored[i] != before[i] {
+				t.Errorf("row %d after the undo: %s, want %s", i+2, restored[i], before[i])
+			}
+		}
+		for i := range 30 {
+			hist, _ := s.History(ctx, store.EntityLead, *seeded[i].EntityID, 10)
+			undos := 0
+			for _, h := range hist {
+				if h.Action == "import_undo" {
+					undos++
+				}
+			}
+			if undos != btoi(changed[i]) {
+				t.Errorf("row %d: %d import_undo entries", i+2, undos)
+			}
+		}
+	})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -18,8 +19,9 @@ import (
 
 // CSV imports of leads and clients. The import machinery (reading the file, mapping its
 // columns, running in the background) lives in app/importer; here are its records and the
-// rules that change data: a batch of rows applied in one transaction through CreateLead,
-// UpdateLead, CreateClient and UpdateClient (the form's rules, not a second set), with
+// rules that change data: a batch of rows applied in one transaction by the rules of
+// CreateLead, UpdateLead, CreateClient and UpdateClient (the form's rules and journey
+// entries, checked against the batch's masters and users instead of a query per row), with
 // what each row did recorded beside it, and the undo of a whole import.
 
 // Import statuses, in the order an import goes through them.
@@ -109,6 +111,11 @@ type Import struct {
 	UndoneAt    *time.Time `bun:"undone_at" json:"undone_at"`
 	CreatedAt   time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 	UpdatedAt   time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+
+	// undoBelow is where the next undo batch's rows end (that row number excluded), as this
+	// runner knows it: every changed row from it on is undone, as batches go latest row
+	// first. 0: not known yet.
+	undoBelow int
 }
 
 // Active reports whether a runner has the import, or will take it.
@@ -470,13 +477,16 @@ func (c *BatchCounts) add(outcome string) {
 // ApplyImportBatch applies a batch of rows of a claimed, running import in one
 // transaction, all or nothing: each row validated by the store's rules (LeadInput and
 // ClientInput validation, and the create rules of CreateLead and CreateClient, or
-// UpdateLead and UpdateClient for a row that updates), with its journey entry; each row's
-// outcome recorded; the import's counts and position moved to nextRow. Rows are applied
-// in file order, so a row sees what earlier rows (of this batch or an earlier one) did.
+// UpdateLead and UpdateClient for a row that updates), with its journey entries; each
+// row's outcome recorded; the import's counts and position moved to nextRow. Rows are
+// applied in file order, so a row sees what earlier rows (of this batch or an earlier one)
+// did.
 //
-// New records are inserted together, one statement per batch (and one for their journey
-// entries), which is what lets 100,000 rows import in well under a minute; a row that
-// matches a record still waiting in the batch has the batch's creates written first.
+// The batch is written set by set, which is what lets 100,000 rows import in well under a
+// minute: new records in one multi-row INSERT (a row that matches a record still waiting
+// in the batch has the batch's creates written first); updated records, once every row is
+// applied, with one UPDATE per group of records that change the same columns, writing only
+// the columns that change (see updateByID); the journey entries of either in one INSERT.
 func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportItem, nextRow int) (BatchCounts, error) {
 	var counts BatchCounts
 	err := s.Tx(ctx, func(tx Scope) error {
@@ -485,7 +495,8 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 			return err
 		}
 		a := &batchApplier{tx: tx, im: im, match: map[string][]int64{}, leads: map[int64]*Lead{}, clients: map[int64]*Client{},
-			pendingKeys: map[string]bool{}, rows: make([]importRow, 0, len(items))}
+			pendingKeys: map[string]bool{}, rows: make([]importRow, 0, len(items)),
+			updatedLeads: map[int64]*Lead{}, updatedClients: map[int64]*Client{}}
 		if err := a.lookup(ctx, items); err != nil {
 			return err
 		}
@@ -505,6 +516,9 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 			a.rows = append(a.rows, r)
 		}
 		if err := a.flush(ctx); err != nil {
+			return err
+		}
+		if err := a.writeUpdates(ctx); err != nil {
 			return err
 		}
 		for _, r := range a.rows {
@@ -555,6 +569,14 @@ type batchApplier struct {
 	pendingClients []*Client
 	pendingRows    []int
 	pendingKeys    map[string]bool
+
+	// Updates waiting for the batch's end: each updated record as it was before the
+	// batch's first change of it (its state now is in leads or clients), in the order
+	// first changed, and the journey entries of the changes.
+	updatedLeads   map[int64]*Lead
+	updatedClients map[int64]*Client
+	updatedIDs     []int64
+	entries        []AuditEntry
 }
 
 // keyColumn is the column the import's match key compares with.
@@ -614,11 +636,8 @@ func (a *batchApplier) lookup(ctx context.Context, items []ImportItem) error {
 	return nil
 }
 
-// prepare reads what the batch's creates check against, unless the import only updates.
+// prepare reads what the batch's creates and updates check against.
 func (a *batchApplier) prepare(ctx context.Context) error {
-	if a.im.Mode == ModeUpdate {
-		return nil
-	}
 	var err error
 	a.refs, err = a.tx.loadRefs(ctx)
 	return err
@@ -777,21 +796,24 @@ type insertReturn struct {
 	UpdatedAt time.Time `bun:"updated_at"`
 }
 
-// refSet is what the create rules check a new record against: the tenant's masters (and
-// each kind's default), and its users.
+// refSet is what the create and update rules check a record against: the tenant's
+// masters (and each kind's default), and its users; with their names, for the journey.
 type refSet struct {
-	masters  map[MasterKind]map[int64]bool
-	defaults map[MasterKind]*int64
-	users    map[int64]bool
+	masters     map[MasterKind]map[int64]bool
+	defaults    map[MasterKind]*int64
+	users       map[int64]bool
+	masterNames map[int64]string
+	userNames   map[int64]string
 }
 
-// loadRefs reads the tenant's masters and users once, for a batch of creates.
+// loadRefs reads the tenant's masters and users once, for a batch.
 func (s Scope) loadRefs(ctx context.Context) (*refSet, error) {
 	var ms []Master
 	if err := s.Select(&ms).OrderExpr("m.kind, m.is_default DESC, m.sort_order, m.id").Scan(ctx); err != nil {
 		return nil, err
 	}
-	r := &refSet{masters: map[MasterKind]map[int64]bool{}, defaults: map[MasterKind]*int64{}, users: map[int64]bool{}}
+	r := &refSet{masters: map[MasterKind]map[int64]bool{}, defaults: map[MasterKind]*int64{}, users: map[int64]bool{},
+		masterNames: map[int64]string{}, userNames: map[int64]string{}}
 	for _, m := range ms {
 		if r.masters[m.Kind] == nil {
 			r.masters[m.Kind] = map[int64]bool{}
@@ -799,15 +821,36 @@ func (s Scope) loadRefs(ctx context.Context) (*refSet, error) {
 			r.defaults[m.Kind] = &id
 		}
 		r.masters[m.Kind][m.ID] = true
+		r.masterNames[m.ID] = m.Name
 	}
 	var users []User
-	if err := s.Select(&users).Column("id").Scan(ctx); err != nil {
+	if err := s.Select(&users).Column("id", "name").Scan(ctx); err != nil {
 		return nil, err
 	}
 	for _, u := range users {
 		r.users[u.ID] = true
+		r.userNames[u.ID] = u.Name
 	}
 	return r, nil
+}
+
+// name is the journey's name of a master or a user (masterName and userName), from the
+// batch's; one it does not know is asked of the database, as those would.
+func (s Scope) name(ctx context.Context, r *refSet, id *int64, user bool) (string, error) {
+	if id == nil {
+		return "", nil
+	}
+	names := r.masterNames
+	if user {
+		names = r.userNames
+	}
+	if n, ok := names[*id]; ok {
+		return n, nil
+	}
+	if user {
+		return s.userName(ctx, id)
+	}
+	return s.masterName(ctx, id)
 }
 
 // resolve is resolveMaster over the batch's masters: the id if it is one of the kind,
@@ -874,6 +917,9 @@ func (s Scope) importClient(r *refSet, in ClientInput) (*Client, error) {
 	return s.newClient(in), nil
 }
 
+// update applies a row to the record it matches, in memory: the record as UpdateLead or
+// UpdateClient would make it, refused as they would refuse it, with the journey entries
+// they would record. The record is written with the batch's other updates (writeUpdates).
 func (a *batchApplier) update(ctx context.Context, it *ImportItem, id int64, row importRow) (importRow, error) {
 	row.EntityID = &id
 	if a.im.Entity == EntityClient {
@@ -887,22 +933,27 @@ func (a *batchApplier) update(ctx context.Context, it *ImportItem, id int64, row
 		if !it.Set["owner_id"] {
 			next.OwnerID = nil // kept by UpdateClient
 		}
-		before, err := json.Marshal(old)
+		before, err := jsonOrNil(old)
 		if err != nil {
 			return row, err
 		}
-		c, err := a.tx.UpdateClient(ctx, id, next)
-		if errors.Is(err, ErrNotFound) {
-			row.Outcome, row.Reason, row.EntityID = OutcomeSkipped, &RowReason{Code: ReasonNotFound}, nil
-			return row, nil
-		}
+		c, err := a.tx.importClientUpdate(a.refs, old, next)
 		if err != nil {
 			return refused(row, err)
 		}
-		cl := c.Client
-		a.clients[id] = &cl
-		b := string(before)
-		row.Outcome, row.Before = OutcomeUpdated, &b
+		after, err := jsonOrNil(c)
+		if err != nil {
+			return row, err
+		}
+		// As UpdateClient records it: the whole record before and after.
+		a.entries = append(a.entries, AuditEntry{ActorUserID: a.tx.actor(), Entity: EntityClient, EntityID: id, Action: "update",
+			Before: before, After: after})
+		if _, ok := a.updatedClients[id]; !ok {
+			a.updatedClients[id] = old
+			a.updatedIDs = append(a.updatedIDs, id)
+		}
+		a.clients[id] = c
+		row.Outcome, row.Before = OutcomeUpdated, before
 		return row, nil
 	}
 	old := a.leads[id]
@@ -923,23 +974,295 @@ func (a *batchApplier) update(ctx context.Context, it *ImportItem, id int64, row
 	if err != nil {
 		return row, err
 	}
-	v, err := a.tx.UpdateLead(ctx, id, next)
-	if errors.Is(err, ErrNotFound) {
+	l, err := a.tx.importLeadUpdate(a.refs, old, next)
+	if err != nil {
+		return refused(row, err)
+	}
+	changes, special, err := leadDiff(old, l, func(id *int64, user bool) (string, error) {
+		return a.tx.name(ctx, a.refs, id, user)
+	})
+	if errors.Is(err, ErrNotFound) { // as UpdateLead's ErrNotFound
 		row.Outcome, row.Reason, row.EntityID = OutcomeSkipped, &RowReason{Code: ReasonNotFound}, nil
 		return row, nil
 	}
 	if err != nil {
-		return refused(row, err)
+		return row, err
 	}
-	if v.UpdatedAt.Equal(old.UpdatedAt) { // nothing to write after all (the same master by another spelling)
+	if len(changes) == 0 { // nothing to write after all (the same master by another spelling)
 		row.Outcome, row.Reason = OutcomeSkipped, &RowReason{Code: ReasonUnchanged, ID: id}
 		return row, nil
 	}
-	l := v.Lead
-	a.leads[id] = &l
+	entries, err := leadChangeEntries(a.tx.actor(), id, changes, special)
+	if err != nil {
+		return row, err
+	}
+	a.entries = append(a.entries, entries...)
+	if _, ok := a.updatedLeads[id]; !ok {
+		a.updatedLeads[id] = old
+		a.updatedIDs = append(a.updatedIDs, id)
+	}
+	a.leads[id] = l
 	b := string(before)
 	row.Outcome, row.Before = OutcomeUpdated, &b
 	return row, nil
+}
+
+// importLeadUpdate is UpdateLead's validation and change for a row of an import, over the
+// batch's masters and users instead of a query each: the same checks in the same order, the
+// same record (TestImportLeadUpdateMatchesUpdateLead holds them together). old is not changed.
+func (s Scope) importLeadUpdate(r *refSet, old *Lead, in LeadInput) (*Lead, error) {
+	in.Mobile, in.ClientID, in.Logo = false, "", nil
+	errs := in.validate()
+	for _, c := range []struct {
+		kind  MasterKind
+		id    *int64
+		field string
+	}{{KindStage, in.LeadStageID, "lead_stage_id"}, {KindStatus, in.LeadStatusID, "lead_status_id"},
+		{KindSource, in.LeadSourceID, "lead_source_id"}, {KindType, in.LeadTypeID, "lead_type_id"},
+		{KindBusinessType, in.CompanyTypeID, "company_type_id"}} {
+		if c.id != nil && *c.id != 0 && !r.masters[c.kind][*c.id] { // strictMaster
+			errs.Add(c.field, validate.KeyInvalid)
+		}
+	}
+	if o := in.OwnerID; o != nil { // checkOwner
+		if s.ownLeadsOnly() && *o != s.UserID || !r.users[*o] {
+			errs.Add("owner_id", validate.KeyInvalid)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	next := *old
+	next.CustomerTitle, next.CustomerName, next.CompanyName = in.CustomerTitle, in.CustomerName, in.CompanyName
+	next.CompanyEmail, next.CompanyDialCode, next.CompanyPhoneNumber = in.CompanyEmail, in.CompanyDialCode, in.CompanyPhoneNumber
+	next.BillingAddress, next.ShippingAddress, next.Notes = in.BillingAddress, in.ShippingAddress, in.Notes
+	next.LeadTypeID, next.CompanyTypeID = nonZero(in.LeadTypeID), nonZero(in.CompanyTypeID)
+	for _, p := range []struct{ dst, src **int64 }{{&next.LeadStageID, &in.LeadStageID},
+		{&next.LeadStatusID, &in.LeadStatusID}, {&next.LeadSourceID, &in.LeadSourceID}, {&next.OwnerID, &in.OwnerID}} {
+		if v := nonZero(*p.src); v != nil {
+			*p.dst = v
+		}
+	}
+	next.SearchText = searchText(&next) // as saveLeadChange
+	next.UpdatedAt = time.Now().UTC()
+	return &next, nil
+}
+
+// importClientUpdate is UpdateClient's checks and change for a row of an import, over the
+// batch's masters and users. old is not changed.
+func (s Scope) importClientUpdate(r *refSet, old *Client, in ClientInput) (*Client, error) {
+	errs := in.validate()
+	if id := in.CompanyTypeID; id != nil && *id != 0 && !r.masters[KindBusinessType][*id] {
+		errs.Add("company_type_id", validate.KeyInvalid)
+	}
+	if o := in.OwnerID; o != nil {
+		if s.ownOnly(auth.FeatureClients) && *o != s.UserID || !r.users[*o] { // as checkOwner has it
+			errs.Add("owner_id", validate.KeyInvalid)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	next := s.newClient(in)
+	next.Owned, next.ID, next.LeadID, next.CreatedBy, next.CreatedAt = old.Owned, old.ID, old.LeadID, old.CreatedBy, old.CreatedAt
+	if in.OwnerID == nil || *in.OwnerID == 0 {
+		next.OwnerID = old.OwnerID
+	}
+	next.UpdatedAt = time.Now().UTC()
+	return next, nil
+}
+
+// writeUpdates writes the batch's updated records, each as it is now over what it was
+// before the batch, and the journey entries of every update.
+func (a *batchApplier) writeUpdates(ctx context.Context) error {
+	if len(a.updatedIDs) == 0 {
+		return nil
+	}
+	recs := make([]changedColumns, 0, len(a.updatedIDs))
+	for _, id := range a.updatedIDs {
+		if a.im.Entity == EntityClient {
+			recs = append(recs, changedColumns{id, clientColumns(a.updatedClients[id], a.clients[id])})
+		} else {
+			recs = append(recs, changedColumns{id, leadColumns(a.updatedLeads[id], a.leads[id])})
+		}
+	}
+	if err := a.tx.updateByID(ctx, a.im.Entity, recs); err != nil {
+		return err
+	}
+	if _, err := a.tx.Insert(&a.entries).Exec(ctx); err != nil {
+		return err
+	}
+	clear(a.updatedLeads)
+	clear(a.updatedClients)
+	a.updatedIDs, a.entries = a.updatedIDs[:0], a.entries[:0]
+	return nil
+}
+
+// columnValue is a column to set and its new value.
+type columnValue struct {
+	column string
+	value  any
+}
+
+// changedColumns are the columns of one record that change, by its id.
+type changedColumns struct {
+	id      int64
+	columns []columnValue
+}
+
+// columnTypes are the PostgreSQL types of the columns updateByID writes, for its VALUES.
+var columnTypes = map[string]string{
+	"customer_title": "text", "customer_name": "text", "company_name": "text", "company_email": "text",
+	"company_dial_code": "text", "company_phone_number": "text", "notes": "text", "search_text": "text",
+	"company_type_id": "bigint", "lead_type_id": "bigint", "lead_source_id": "bigint", "lead_status_id": "bigint",
+	"lead_stage_id": "bigint", "owner_id": "bigint", "billing_address": "jsonb", "shipping_address": "jsonb",
+	"updated_at": "timestamptz",
+}
+
+// commonColumns are the columns leads and clients share that differ between a and b, with
+// b's values: the fields a form edits (and the references given in aIDs and bIDs), and the
+// search text.
+func commonColumns(a, b recordFields, aText, bText string, aIDs, bIDs map[string]*int64) []columnValue {
+	var out []columnValue
+	for _, c := range []struct {
+		column string
+		a, b   string
+	}{{"customer_title", *a.title, *b.title}, {"customer_name", *a.name, *b.name}, {"company_name", *a.company, *b.company},
+		{"company_email", *a.email, *b.email}, {"company_dial_code", *a.dial, *b.dial},
+		{"company_phone_number", *a.phone, *b.phone}, {"notes", *a.notes, *b.notes}, {"search_text", aText, bText}} {
+		if c.a != c.b {
+			out = append(out, columnValue{c.column, c.b})
+		}
+	}
+	for _, c := range []struct {
+		column string
+		a, b   *Address
+	}{{"billing_address", *a.billing, *b.billing}, {"shipping_address", *a.shipping, *b.shipping}} {
+		if !reflect.DeepEqual(c.a, c.b) {
+			var v *string
+			if c.b != nil {
+				js := jsonText(c.b) // as bun writes an address
+				v = &js
+			}
+			out = append(out, columnValue{c.column, v})
+		}
+	}
+	cols := make([]string, 0, len(bIDs))
+	for col := range bIDs {
+		cols = append(cols, col)
+	}
+	slices.Sort(cols)
+	for _, col := range cols {
+		x, y := aIDs[col], bIDs[col]
+		if (x == nil) != (y == nil) || x != nil && *x != *y {
+			out = append(out, columnValue{col, y})
+		}
+	}
+	return out
+}
+
+// leadColumns are the columns of a lead that differ from a to b, with b's values, and its
+// time of change.
+func leadColumns(a, b *Lead) []columnValue {
+	ids := func(l *Lead) map[string]*int64 {
+		return map[string]*int64{"company_type_id": l.CompanyTypeID, "lead_type_id": l.LeadTypeID, "lead_source_id": l.LeadSourceID,
+			"lead_status_id": l.LeadStatusID, "lead_stage_id": l.LeadStageID, "owner_id": l.OwnerID}
+	}
+	out := commonColumns(leadRecordFields(a), leadRecordFields(b), a.SearchText, b.SearchText, ids(a), ids(b))
+	return append(out, columnValue{"updated_at", b.UpdatedAt})
+}
+
+// clientColumns are leadColumns for a client.
+func clientColumns(a, b *Client) []columnValue {
+	ids := func(c *Client) map[string]*int64 {
+		return map[string]*int64{"company_type_id": c.CompanyTypeID, "owner_id": c.OwnerID}
+	}
+	out := commonColumns(clientRecordFields(a), clientRecordFields(b), a.SearchText, b.SearchText, ids(a), ids(b))
+	return append(out, columnValue{"updated_at", b.UpdatedAt})
+}
+
+// updateByID writes the changed columns of leads or clients the scope may reach, by id:
+// one UPDATE ... FROM (VALUES ...) per group of records that change the same columns (a
+// batch's rows mostly change the same ones, so a batch is a statement or a few, not one
+// per record), at most MaxBulk records a statement, in id order. A column that does not
+// change is not written: its indexes, its search entry and the counter triggers that
+// watch it are left alone.
+//
+// Here and in the undo, a list of ids also comes with its range (id BETWEEN first AND
+// last): PostgreSQL then reads the primary key for them even when its statistics are
+// behind the table (a tenant's first large import), instead of every row of the tenant.
+func (s Scope) updateByID(ctx context.Context, entity string, recs []changedColumns) error {
+	table, alias, own := "leads", "l", s.ownLeadsOnly()
+	if entity == EntityClient {
+		table, alias, own = "clients", "c", s.ownOnly(auth.FeatureClients)
+	}
+	pg := s.Dialect() == Postgres
+	groups := map[string][]changedColumns{}
+	var keys []string
+	for _, r := range recs {
+		names := make([]string, len(r.columns))
+		for i, c := range r.columns {
+			names[i] = c.column
+		}
+		k := strings.Join(names, ",")
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range keys {
+		group := groups[k]
+		slices.SortFunc(group, func(x, y changedColumns) int { return cmp.Compare(x.id, y.id) })
+		cols := strings.Split(k, ",")
+		for len(group) > 0 {
+			chunk := group[:min(len(group), MaxBulk)]
+			group = group[len(chunk):]
+			var q strings.Builder
+			args := make([]any, 0, len(chunk)*(len(cols)+1)+3)
+			q.WriteString("WITH v (id, " + k + ") AS (VALUES ")
+			for i, r := range chunk {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("(")
+				cell := func(typ string, v any) {
+					if pg {
+						q.WriteString("CAST(? AS " + typ + ")")
+					} else {
+						q.WriteString("?")
+					}
+					args = append(args, v)
+				}
+				cell("bigint", r.id)
+				for _, c := range r.columns {
+					q.WriteString(", ")
+					cell(columnTypes[c.column], c.value)
+				}
+				q.WriteString(")")
+			}
+			q.WriteString(") UPDATE " + table + " AS " + alias + " SET ")
+			for i, c := range cols {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString(c + " = v." + c)
+			}
+			q.WriteString(" FROM v WHERE " + alias + ".tenant_id = ? AND " + alias + ".id = v.id")
+			args = append(args, s.TenantID)
+			if pg { // (SQLite would read an index for the range before the row by its id)
+				q.WriteString(" AND " + alias + ".id BETWEEN ? AND ?")
+				args = append(args, chunk[0].id, chunk[len(chunk)-1].id)
+			}
+			if own {
+				q.WriteString(" AND (" + alias + ".owner_id = ? OR " + alias + ".created_by = ?)")
+				args = append(args, s.UserID, s.UserID)
+			}
+			if _, err := s.idb.NewRaw(q.String(), args...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func copyAddress(a *Address) *Address {
@@ -1101,81 +1424,71 @@ func sameClientInput(a, b ClientInput) bool {
 
 // UndoImportBatch reverts up to limit of the changes of a claimed import that is being
 // undone, latest row first, in one transaction: a record the import created is deleted, a
-// record it updated gets its before-values back, each with its journey entries (the
-// delete or update, and an "import_undo" entry naming the import). A record deleted since
-// is passed over. It reports whether changes remain.
+// record it updated gets its before-values back, each with the journey entries DeleteLead,
+// DeleteClient and the edits record (the delete or update, and an "import_undo" entry
+// naming the import). A record deleted since is passed over. It reports whether changes
+// remain.
+//
+// The batch is worked out in memory, row by row as the edits would do it, then written set
+// by set: the restored records with updateByID (only the columns that change), the
+// created ones with one DELETE per batch, the journey entries with one INSERT.
+//
+// A batch takes the rows of a window of limit row numbers, the one below the rows undone
+// already (found once per runner), so that each batch reads its own rows only, whatever
+// the planner believes of an import too new for its statistics; a window may hold fewer
+// changes than limit, or none.
 func (s Scope) UndoImportBatch(ctx context.Context, im *Import, limit int) (bool, error) {
 	limit = min(max(limit, 1), MaxBulk)
-	more := false
+	more, below := false, 0
 	err := s.Tx(ctx, func(tx Scope) error {
 		if err := tx.holdImport(ctx, im, ImportUndoing); err != nil {
 			return err
 		}
+		changed := func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("ir.import_id = ? AND ir.outcome IN (?) AND NOT ir.undone", im.ID,
+				bun.In([]string{OutcomeCreated, OutcomeUpdated}))
+		}
+		hi := im.undoBelow
+		if hi == 0 {
+			var top sql.NullInt64
+			if err := changed(tx.Select((*importRow)(nil)).ColumnExpr("MAX(ir.row_no)")).Scan(ctx, &top); err != nil {
+				return err
+			}
+			if !top.Valid {
+				return nil // nothing left to undo
+			}
+			hi = int(top.Int64) + 1
+		}
+		lo := max(hi-limit, 0)
+		more, below = lo > 0, lo
 		var rows []importRow
-		if err := tx.Select(&rows).Where("ir.import_id = ? AND ir.outcome IN (?) AND NOT ir.undone", im.ID,
-			bun.In([]string{OutcomeCreated, OutcomeUpdated})).OrderExpr("ir.row_no DESC").Limit(int64(limit)).Scan(ctx); err != nil {
+		if err := changed(tx.Select(&rows)).Where("ir.row_no >= ? AND ir.row_no < ?", lo, hi).
+			OrderExpr("ir.row_no DESC").Scan(ctx); err != nil {
 			return err
 		}
 		if len(rows) == 0 {
 			return nil
 		}
-		more = len(rows) == limit
-		masters := map[int64]bool{}
-		if im.Entity == EntityLead {
-			var ms []Master
-			if err := tx.Select(&ms).Column("id").Scan(ctx); err != nil {
-				return err
-			}
-			for _, m := range ms {
-				masters[m.ID] = true
-			}
+		u, err := tx.newBatchUndo(ctx, im, rows)
+		if err != nil {
+			return err
 		}
-		// Rows go latest first: updates are restored one by one; the leads the batch's rows
-		// created are then deleted together through DeleteLeads (a record created by an
-		// earlier row than one that updated it is always deleted after that restore).
 		rowNos := make([]int, 0, len(rows))
-		var entries []AuditEntry
-		undone := func(r importRow) {
-			after, _ := jsonOrNil(map[string]any{"import_id": im.ID, "row": r.RowNo, "outcome": r.Outcome})
-			entries = append(entries, AuditEntry{ActorUserID: tx.actor(), Entity: im.Entity, EntityID: *r.EntityID,
-				Action: "import_undo", After: after})
-		}
-		var createdLeads []int64
-		createdRow := map[int64]importRow{}
 		for _, r := range rows {
 			rowNos = append(rowNos, r.RowNo)
 			if r.EntityID == nil {
 				continue
 			}
-			if r.Outcome == OutcomeCreated && im.Entity == EntityLead {
-				createdLeads = append(createdLeads, *r.EntityID)
-				createdRow[*r.EntityID] = r
-				continue
-			}
-			done, err := tx.undoRow(ctx, im, r, masters)
-			if err != nil {
+			if err := u.row(ctx, r); err != nil {
 				return err
-			}
-			if done {
-				undone(r)
 			}
 		}
-		if len(createdLeads) > 0 {
-			deleted, err := tx.DeleteLeads(ctx, createdLeads)
-			if err != nil && !errors.Is(err, ErrNotFound) { // ErrNotFound: every one was gone already
-				return err
-			}
-			for _, id := range deleted {
-				undone(createdRow[id])
-			}
-		}
-		if len(entries) > 0 {
-			if _, err := tx.Insert(&entries).Exec(ctx); err != nil {
-				return err
-			}
+		if err := u.write(ctx); err != nil {
+			return err
 		}
 		if _, err := tx.Update((*importRow)(nil)).Set("undone = ?", true).
-			Where("ir.import_id = ? AND ir.row_no IN (?)", im.ID, bun.In(rowNos)).Exec(ctx); err != nil {
+			Where("ir.import_id = ? AND ir.row_no >= ? AND ir.row_no < ? AND ir.row_no IN (?)", im.ID, lo, hi, bun.In(rowNos)).
+			Exec(ctx); err != nil {
 			return err
 		}
 		res, err := tx.Update((*Import)(nil)).Set("undone_count = undone_count + ?", len(rows)).
@@ -1190,73 +1503,260 @@ func (s Scope) UndoImportBatch(ctx context.Context, im *Import, limit int) (bool
 		im.Undone += len(rows)
 		return nil
 	})
+	if err == nil {
+		im.undoBelow = below
+	}
 	return more, err
 }
 
-// undoRow reverts one row's change; false when the record is gone already.
-func (s Scope) undoRow(ctx context.Context, im *Import, r importRow, masters map[int64]bool) (bool, error) {
-	id := *r.EntityID
-	gone := func(err error) (bool, error) {
-		if errors.Is(err, ErrNotFound) {
-			return false, nil
-		}
-		return err == nil, err
+// batchUndo reverts the rows of one undo batch inside its transaction.
+type batchUndo struct {
+	tx   Scope
+	im   *Import
+	refs *refSet
+
+	// The reachable records the batch's rows name, as the rows so far have left them, and,
+	// for those restored, as they were before the batch, in the order first restored.
+	leads        map[int64]*Lead
+	clients      map[int64]*Client
+	origLeads    map[int64]*Lead
+	origClients  map[int64]*Client
+	restoredIDs  []int64
+	deletes      []importRow // created rows, latest first
+	restores     []AuditEntry
+	undoneRows   []AuditEntry // "import_undo" of each row reverted, latest first
+	deleteRecord map[int64]bool
+}
+
+// newBatchUndo reads what the batch's rows check and change: the tenant's masters and users,
+// and the records the rows name that the scope may reach.
+func (s Scope) newBatchUndo(ctx context.Context, im *Import, rows []importRow) (*batchUndo, error) {
+	refs, err := s.loadRefs(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if r.Outcome == OutcomeCreated {
-		if im.Entity == EntityClient {
-			return gone(s.DeleteClient(ctx, id))
+	u := &batchUndo{tx: s, im: im, refs: refs, leads: map[int64]*Lead{}, clients: map[int64]*Client{},
+		origLeads: map[int64]*Lead{}, origClients: map[int64]*Client{}, deleteRecord: map[int64]bool{}}
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, r := range rows {
+		if r.EntityID != nil && !seen[*r.EntityID] {
+			seen[*r.EntityID] = true
+			ids = append(ids, *r.EntityID)
 		}
-		return gone(s.DeleteLead(ctx, id))
 	}
-	if r.Before == nil {
-		return false, nil
+	if len(ids) == 0 {
+		return u, nil
 	}
 	if im.Entity == EntityClient {
+		var cs []Client
+		if err := s.clients(&cs).Where("c.id BETWEEN ? AND ? AND c.id IN (?)", slices.Min(ids), slices.Max(ids), bun.In(ids)).Scan(ctx); err != nil {
+			return nil, err
+		}
+		for i := range cs {
+			u.clients[cs[i].ID] = &cs[i]
+		}
+		return u, nil
+	}
+	var ls []Lead
+	if err := s.leads(&ls).Where("l.id BETWEEN ? AND ? AND l.id IN (?)", slices.Min(ids), slices.Max(ids), bun.In(ids)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	for i := range ls {
+		u.leads[ls[i].ID] = &ls[i]
+	}
+	return u, nil
+}
+
+// reachable reports whether the scope may still reach a record as the batch has left it
+// (Scope.leads and Scope.clients, in memory).
+func (u *batchUndo) reachable(owner, creator *int64) bool {
+	f := auth.FeatureLeads
+	if u.im.Entity == EntityClient {
+		f = auth.FeatureClients
+	}
+	me := u.tx.UserID
+	return !u.tx.ownOnly(f) || owner != nil && *owner == me || creator != nil && *creator == me
+}
+
+// undone notes a row's "import_undo" journey entry.
+func (u *batchUndo) undone(r importRow) error {
+	after, err := jsonOrNil(map[string]any{"import_id": u.im.ID, "row": r.RowNo, "outcome": r.Outcome})
+	if err != nil {
+		return err
+	}
+	u.undoneRows = append(u.undoneRows, AuditEntry{ActorUserID: u.tx.actor(), Entity: u.im.Entity, EntityID: *r.EntityID,
+		Action: "import_undo", After: after})
+	return nil
+}
+
+// row reverts one row in memory: an update's record gets its before-values (as an edit of
+// it would record them); a created record waits for the batch's delete, which comes after
+// every restore, as a created record's updates come from later rows than its creation.
+func (u *batchUndo) row(ctx context.Context, r importRow) error {
+	id := *r.EntityID
+	if r.Outcome == OutcomeCreated {
+		u.deletes = append(u.deletes, r)
+		return nil
+	}
+	if r.Before == nil {
+		return nil
+	}
+	if u.im.Entity == EntityClient {
 		var before Client
 		if err := json.Unmarshal([]byte(*r.Before), &before); err != nil {
-			return false, err
+			return err
 		}
-		cur := &Client{}
-		if err := s.clients(cur).Where("c.id = ?", id).Scan(ctx); err != nil {
-			return gone(notFound(err))
+		cur := u.clients[id]
+		if cur == nil || !u.reachable(cur.OwnerID, cur.CreatedBy) {
+			return nil // gone
 		}
 		next := *cur
 		restoreCommon(clientRecordFields(&next), clientRecordFields(&before))
 		next.CompanyTypeID, next.OwnerID = before.CompanyTypeID, before.OwnerID
-		if next.CompanyTypeID != nil {
-			if _, err := s.Master(ctx, KindBusinessType, *next.CompanyTypeID); errors.Is(err, ErrNotFound) {
-				next.CompanyTypeID = nil
-			} else if err != nil {
-				return false, err
-			}
+		if next.CompanyTypeID != nil && !u.refs.masters[KindBusinessType][*next.CompanyTypeID] {
+			next.CompanyTypeID = nil // a business type deleted since cannot come back
 		}
 		next.SearchText = clientSearchText(&next)
 		next.UpdatedAt = time.Now().UTC()
-		if _, err := s.Update(&next).WherePK().Exec(ctx); err != nil {
-			return false, err
+		e := AuditEntry{ActorUserID: u.tx.actor(), Entity: EntityClient, EntityID: id, Action: "update"}
+		var err error
+		if e.Before, err = jsonOrNil(cur); err != nil {
+			return err
 		}
-		return true, s.Record(ctx, "client", id, "update", cur, &next)
+		if e.After, err = jsonOrNil(&next); err != nil {
+			return err
+		}
+		u.restores = append(u.restores, e)
+		if _, ok := u.origClients[id]; !ok {
+			u.origClients[id] = cur
+			u.restoredIDs = append(u.restoredIDs, id)
+		}
+		u.clients[id] = &next
+		return u.undone(r)
 	}
 	var before Lead
 	if err := json.Unmarshal([]byte(*r.Before), &before); err != nil {
-		return false, err
+		return err
 	}
-	cur, err := s.leadForUpdate(ctx, id)
-	if err != nil {
-		return gone(err)
+	cur := u.leads[id]
+	if cur == nil || !u.reachable(cur.OwnerID, cur.CreatedBy) {
+		return nil // gone
 	}
 	next := *cur
 	restoreCommon(leadRecordFields(&next), leadRecordFields(&before))
 	keep := func(p *int64) *int64 { // a master deleted since cannot come back
-		if p != nil && !masters[*p] {
-			return nil
+		if p != nil {
+			if _, ok := u.refs.masterNames[*p]; !ok {
+				return nil
+			}
 		}
 		return p
 	}
 	next.CompanyTypeID, next.LeadTypeID = keep(before.CompanyTypeID), keep(before.LeadTypeID)
 	next.LeadSourceID, next.LeadStatusID, next.LeadStageID = keep(before.LeadSourceID), keep(before.LeadStatusID), keep(before.LeadStageID)
 	next.OwnerID = before.OwnerID
-	return true, s.saveLeadChange(ctx, cur, &next, nil)
+	next.SearchText = searchText(&next) // as saveLeadChange
+	next.UpdatedAt = time.Now().UTC()
+	changes, special, err := leadDiff(cur, &next, func(id *int64, user bool) (string, error) {
+		return u.tx.name(ctx, u.refs, id, user)
+	})
+	if err != nil {
+		return err
+	}
+	if len(changes) > 0 { // saveLeadChange writes and records nothing otherwise
+		entries, err := leadChangeEntries(u.tx.actor(), id, changes, special)
+		if err != nil {
+			return err
+		}
+		u.restores = append(u.restores, entries...)
+		if _, ok := u.origLeads[id]; !ok {
+			u.origLeads[id] = cur
+			u.restoredIDs = append(u.restoredIDs, id)
+		}
+		u.leads[id] = &next
+	}
+	return u.undone(r)
+}
+
+// write deletes the batch's created records the scope may still reach (as DeleteLead and
+// DeleteClient do: documents with them, a client converted from a lead unlinked), writes
+// the restored ones that remain, and inserts the journey entries: the restores', the
+// deletes', then each reverted row's "import_undo".
+func (u *batchUndo) write(ctx context.Context) error {
+	tx := u.tx
+	var deleted []int64
+	var deletes []AuditEntry
+	for _, r := range u.deletes {
+		id := *r.EntityID
+		var rec any
+		if u.im.Entity == EntityClient {
+			c := u.clients[id]
+			if c == nil || u.deleteRecord[id] || !u.reachable(c.OwnerID, c.CreatedBy) {
+				continue // gone
+			}
+			rec = c
+		} else {
+			l := u.leads[id]
+			if l == nil || u.deleteRecord[id] || !u.reachable(l.OwnerID, l.CreatedBy) {
+				continue
+			}
+			rec = l
+		}
+		before, err := jsonOrNil(rec)
+		if err != nil {
+			return err
+		}
+		u.deleteRecord[id] = true
+		deleted = append(deleted, id)
+		deletes = append(deletes, AuditEntry{ActorUserID: tx.actor(), Entity: u.im.Entity, EntityID: id, Action: "delete", Before: before})
+		if err := u.undone(r); err != nil {
+			return err
+		}
+	}
+	var recs []changedColumns
+	for _, id := range u.restoredIDs {
+		if u.deleteRecord[id] {
+			continue // restored, then deleted: only the delete is written
+		}
+		if u.im.Entity == EntityClient {
+			recs = append(recs, changedColumns{id, clientColumns(u.origClients[id], u.clients[id])})
+		} else {
+			recs = append(recs, changedColumns{id, leadColumns(u.origLeads[id], u.leads[id])})
+		}
+	}
+	if err := tx.updateByID(ctx, u.im.Entity, recs); err != nil {
+		return err
+	}
+	if len(deleted) > 0 {
+		slices.Sort(deleted)
+		if u.im.Entity == EntityClient {
+			if _, err := tx.Delete((*Client)(nil)).Where("id BETWEEN ? AND ? AND id IN (?)", deleted[0], deleted[len(deleted)-1],
+				bun.In(deleted)).Exec(ctx); err != nil {
+				return err
+			}
+		} else {
+			if _, err := tx.Update((*Client)(nil)).Set("lead_id = NULL").Where("lead_id IN (?)", bun.In(deleted)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Delete((*Document)(nil)).Where("entity = ? AND entity_id IN (?)", u.im.Entity, bun.In(deleted)).Exec(ctx); err != nil {
+			return err
+		}
+		if u.im.Entity == EntityLead {
+			if _, err := tx.Delete((*Lead)(nil)).Where("id BETWEEN ? AND ? AND id IN (?)", deleted[0], deleted[len(deleted)-1],
+				bun.In(deleted)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	entries := slices.Concat(u.restores, deletes, u.undoneRows)
+	if len(entries) > 0 {
+		if _, err := tx.Insert(&entries).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type recordFields struct {

@@ -146,56 +146,14 @@ func nonZero(p *int64) *int64 {
 func (s Scope) saveLeadChange(ctx context.Context, old, next *Lead, logo *Logo) error {
 	next.SearchText = searchText(next)
 	next.UpdatedAt = time.Now().UTC()
-	var changes []change
-	plain := []struct {
-		field string
-		a, b  any
-	}{
-		{"customer_title", old.CustomerTitle, next.CustomerTitle}, {"customer_name", old.CustomerName, next.CustomerName},
-		{"company_name", old.CompanyName, next.CompanyName}, {"company_email", old.CompanyEmail, next.CompanyEmail},
-		{"company_dial_code", old.CompanyDialCode, next.CompanyDialCode},
-		{"company_phone_number", old.CompanyPhoneNumber, next.CompanyPhoneNumber},
-		{"billing_address", old.BillingAddress, next.BillingAddress},
-		{"shipping_address", old.ShippingAddress, next.ShippingAddress}, {"notes", old.Notes, next.Notes},
-	}
-	for _, p := range plain {
-		if !reflect.DeepEqual(p.a, p.b) {
-			changes = append(changes, change{p.field, p.a, p.b})
+	changes, special, err := leadDiff(old, next, func(id *int64, user bool) (string, error) {
+		if user {
+			return s.userName(ctx, id)
 		}
-	}
-	refs := []struct {
-		field, action string
-		a, b          *int64
-		user          bool
-	}{
-		{"lead_stage", ActionStage, old.LeadStageID, next.LeadStageID, false},
-		{"lead_status", ActionStatus, old.LeadStatusID, next.LeadStatusID, false},
-		{"lead_source", "", old.LeadSourceID, next.LeadSourceID, false},
-		{"lead_type", "", old.LeadTypeID, next.LeadTypeID, false},
-		{"company_type", "", old.CompanyTypeID, next.CompanyTypeID, false},
-		{"owner", ActionOwner, old.OwnerID, next.OwnerID, true},
-	}
-	var special []change
-	for _, r := range refs {
-		if reflect.DeepEqual(r.a, r.b) {
-			continue
-		}
-		name := s.masterName
-		if r.user {
-			name = s.userName
-		}
-		a, err := name(ctx, r.a)
-		if err != nil {
-			return err
-		}
-		b, err := name(ctx, r.b)
-		if err != nil {
-			return err
-		}
-		changes = append(changes, change{r.field, a, b})
-		if r.action != "" {
-			special = append(special, change{r.action, a, b})
-		}
+		return s.masterName(ctx, id)
+	})
+	if err != nil {
+		return err
 	}
 	if len(changes) == 0 && logo == nil {
 		return nil
@@ -224,6 +182,91 @@ func (s Scope) saveLeadChange(ctx context.Context, old, next *Lead, logo *Logo) 
 		}
 	}
 	return nil
+}
+
+// leadDiff is what a change from old to next records in the journey: every changed field
+// (masters and the owner by name, which name gives, asked for the old value then the new),
+// and the changes that also get an entry of their own (stage, status, owner), in the order
+// saveLeadChange records them.
+func leadDiff(old, next *Lead, name func(id *int64, user bool) (string, error)) (changes, special []change, err error) {
+	plain := []struct {
+		field string
+		a, b  any
+	}{
+		{"customer_title", old.CustomerTitle, next.CustomerTitle}, {"customer_name", old.CustomerName, next.CustomerName},
+		{"company_name", old.CompanyName, next.CompanyName}, {"company_email", old.CompanyEmail, next.CompanyEmail},
+		{"company_dial_code", old.CompanyDialCode, next.CompanyDialCode},
+		{"company_phone_number", old.CompanyPhoneNumber, next.CompanyPhoneNumber},
+		{"billing_address", old.BillingAddress, next.BillingAddress},
+		{"shipping_address", old.ShippingAddress, next.ShippingAddress}, {"notes", old.Notes, next.Notes},
+	}
+	for _, p := range plain {
+		if !reflect.DeepEqual(p.a, p.b) {
+			changes = append(changes, change{p.field, p.a, p.b})
+		}
+	}
+	refs := []struct {
+		field, action string
+		a, b          *int64
+		user          bool
+	}{
+		{"lead_stage", ActionStage, old.LeadStageID, next.LeadStageID, false},
+		{"lead_status", ActionStatus, old.LeadStatusID, next.LeadStatusID, false},
+		{"lead_source", "", old.LeadSourceID, next.LeadSourceID, false},
+		{"lead_type", "", old.LeadTypeID, next.LeadTypeID, false},
+		{"company_type", "", old.CompanyTypeID, next.CompanyTypeID, false},
+		{"owner", ActionOwner, old.OwnerID, next.OwnerID, true},
+	}
+	for _, r := range refs {
+		if reflect.DeepEqual(r.a, r.b) {
+			continue
+		}
+		a, err := name(r.a, r.user)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := name(r.b, r.user)
+		if err != nil {
+			return nil, nil, err
+		}
+		changes = append(changes, change{r.field, a, b})
+		if r.action != "" {
+			special = append(special, change{r.action, a, b})
+		}
+	}
+	return changes, special, nil
+}
+
+// leadChangeEntries are the journey entries saveLeadChange records for a change without a
+// logo (leadDiff's), as rows to insert together with other changes' entries.
+func leadChangeEntries(actor *int64, id int64, changes, special []change) ([]AuditEntry, error) {
+	before, after := map[string]any{}, map[string]any{}
+	for _, c := range changes {
+		before[c.field], after[c.field] = c.before, c.after
+	}
+	entry := func(action string, before, after any) (AuditEntry, error) {
+		e := AuditEntry{ActorUserID: actor, Entity: EntityLead, EntityID: id, Action: action}
+		var err error
+		if e.Before, err = jsonOrNil(before); err != nil {
+			return e, err
+		}
+		e.After, err = jsonOrNil(after)
+		return e, err
+	}
+	out := make([]AuditEntry, 0, 1+len(special))
+	e, err := entry("update", before, after)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, e)
+	for _, c := range special {
+		e, err := entry(c.field, c.before, c.after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // LeadField names a field a single or bulk change may set.
