@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -498,28 +497,5 @@ func (s Scope) BulkSetClientOwner(ctx context.Context, ids []int64, owner int64)
 // does, in one transaction; it returns the ids it deleted (others are skipped), ErrNotFound
 // when none could be.
 func (s Scope) DeleteClients(ctx context.Context, ids []int64) ([]int64, error) {
-	if len(ids) == 0 {
-		return nil, validate.Errors{"ids": validate.KeyRequired}
-	}
-	if len(ids) > MaxBulk {
-		return nil, validate.Errors{"ids": validate.KeyMaxLength}
-	}
-	var deleted []int64
-	err := s.Tx(ctx, func(tx Scope) error {
-		for _, id := range ids {
-			err := tx.DeleteClient(ctx, id)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			deleted = append(deleted, id)
-		}
-		if len(deleted) == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
-	return deleted, err
+	return s.deleteEach(ctx, ids, Scope.DeleteClient)
 }

@@ -359,6 +359,12 @@ const MaxBulk = 500
 // DeleteLeads deletes the given leads the scope may reach, each recorded; it returns the
 // ids it deleted (others are skipped), ErrNotFound when none could be.
 func (s Scope) DeleteLeads(ctx context.Context, ids []int64) ([]int64, error) {
+	return s.deleteEach(ctx, ids, Scope.DeleteLead)
+}
+
+// deleteEach is a bulk delete: del on each of ids (at most MaxBulk) in one transaction,
+// skipping those out of reach; the ids deleted, or ErrNotFound when none could be.
+func (s Scope) deleteEach(ctx context.Context, ids []int64, del func(Scope, context.Context, int64) error) ([]int64, error) {
 	if len(ids) == 0 {
 		return nil, validate.Errors{"ids": validate.KeyRequired}
 	}
@@ -367,8 +373,9 @@ func (s Scope) DeleteLeads(ctx context.Context, ids []int64) ([]int64, error) {
 	}
 	var deleted []int64
 	err := s.Tx(ctx, func(tx Scope) error {
+		deleted = deleted[:0]
 		for _, id := range ids {
-			err := tx.DeleteLead(ctx, id)
+			err := del(tx, ctx, id)
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
