@@ -39,6 +39,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return errors.New("no command given (serve, migrate, create-tenant, create-user, seed)")
 	}
 	cmd, rest := args[1], args[2:]
+	err := runCommand(ctx, cmd, rest, getenv, stdout, stderr)
+	var help helpRequested
+	if errors.As(err, &help) {
+		fmt.Fprint(stdout, string(help))
+		return nil
+	}
+	return err
+}
+
+func runCommand(ctx context.Context, cmd string, rest []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
@@ -64,8 +74,19 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// helpRequested is a command's flag list, asked for with -h or --help.
+type helpRequested string
+
+func (h helpRequested) Error() string { return "help requested" }
+
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "usage: crm %s [flags]\n\nflags:\n", fs.Name())
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		return helpRequested(b.String())
+	} else if err != nil {
 		return fmt.Errorf("%s: %v", fs.Name(), err)
 	}
 	if fs.NArg() > 0 {

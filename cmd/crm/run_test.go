@@ -239,3 +239,24 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// TestHelpListsFlags: -h and --help print a command's flags on stdout and succeed, without
+// touching the database.
+func TestHelpListsFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"serve", "--help"}, []string{"usage: crm serve", "-import-pause", "-database-url", "-files-dir"}},
+		{[]string{"seed", "-h"}, []string{"usage: crm seed", "-leads", "-tenant"}},
+		{[]string{"create-user", "--help"}, []string{"-email", "-role"}},
+	} {
+		out, err := crm(t, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1", c.args...)
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", c.args, w, out)
+			}
+		}
+	}
+}
