@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,4 +149,39 @@ func countFiles(t *testing.T, e *testEnv) int {
 		return nil
 	})
 	return n
+}
+
+// TestLeadPageDeletesRemoveDocumentFiles: deleting leads from the admin pages, one or in
+// bulk, removes their stored files as the API does.
+func TestLeadPageDeletesRemoveDocumentFiles(t *testing.T) {
+	t.Parallel()
+	eachServer(t, func(t *testing.T, e *testEnv) {
+		f := e.tenant("Acme")
+		api := e.apiClient(f.Admin.Email)
+		page := e.browser(f.Admin.Email)
+		var ids []int64
+		for _, name := range []string{"One", "Two", "Three"} {
+			id := newLead(t, api, name)
+			if r := api.uploadFiles(fmt.Sprintf("/v1/api/lead/create-document/%d", id), "", upload{"a.pdf", pdfBytes}); r.status != 201 {
+				t.Fatalf("upload: %d %s", r.status, r.body)
+			}
+			ids = append(ids, id)
+		}
+		if n := countFiles(t, e); n != 3 {
+			t.Fatalf("%d files stored, want 3", n)
+		}
+		if r := page.form(fmt.Sprintf("/leads/%d/delete", ids[0]), nil); r.status != http.StatusSeeOther && r.status != 200 {
+			t.Fatalf("page delete: %d", r.status)
+		}
+		if n := countFiles(t, e); n != 2 {
+			t.Fatalf("after the page delete %d files are left, want 2", n)
+		}
+		v := url.Values{"confirm": {"1"}, "ids": {fmt.Sprint(ids[1]), fmt.Sprint(ids[2])}}
+		if r := page.form("/leads/bulk/delete", v); r.status != http.StatusSeeOther && r.status != 200 {
+			t.Fatalf("bulk delete: %d %s", r.status, r.body)
+		}
+		if n := countFiles(t, e); n != 0 {
+			t.Fatalf("after the bulk delete %d files are left", n)
+		}
+	})
 }

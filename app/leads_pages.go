@@ -547,6 +547,7 @@ func (s *server) handleLeadDeleteSubmit(w http.ResponseWriter, r *http.Request) 
 		s.fail(w, r, err)
 		return
 	}
+	s.removeDocumentFiles(r, store.EntityLead, id)
 	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.deleted"))
 	http.Redirect(w, r, "/leads", http.StatusSeeOther)
 }
@@ -841,6 +842,9 @@ func (s *server) handleLeadsBulkDelete(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	for _, id := range deleted {
+		s.removeDocumentFiles(r, store.EntityLead, id)
 	}
 	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.bulkDeleted", "Count", len(deleted)))
 	http.Redirect(w, r, back, http.StatusSeeOther)
