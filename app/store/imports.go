@@ -1032,17 +1032,7 @@ func (s Scope) importLeadUpdate(r *refSet, old *Lead, in LeadInput) (*Lead, erro
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	next := *old
-	next.CustomerTitle, next.CustomerName, next.CompanyName = in.CustomerTitle, in.CustomerName, in.CompanyName
-	next.CompanyEmail, next.CompanyDialCode, next.CompanyPhoneNumber = in.CompanyEmail, in.CompanyDialCode, in.CompanyPhoneNumber
-	next.BillingAddress, next.ShippingAddress, next.Notes = in.BillingAddress, in.ShippingAddress, in.Notes
-	next.LeadTypeID, next.CompanyTypeID = nonZero(in.LeadTypeID), nonZero(in.CompanyTypeID)
-	for _, p := range []struct{ dst, src **int64 }{{&next.LeadStageID, &in.LeadStageID},
-		{&next.LeadStatusID, &in.LeadStatusID}, {&next.LeadSourceID, &in.LeadSourceID}, {&next.OwnerID, &in.OwnerID}} {
-		if v := nonZero(*p.src); v != nil {
-			*p.dst = v
-		}
-	}
+	next := in.applyTo(old)
 	next.SearchText = searchText(&next) // as saveLeadChange
 	next.UpdatedAt = time.Now().UTC()
 	return &next, nil

@@ -116,17 +116,7 @@ func (s Scope) UpdateLead(ctx context.Context, id int64, in LeadInput) (*LeadVie
 		if err != nil {
 			return err
 		}
-		next := *old
-		next.CustomerTitle, next.CustomerName, next.CompanyName = in.CustomerTitle, in.CustomerName, in.CompanyName
-		next.CompanyEmail, next.CompanyDialCode, next.CompanyPhoneNumber = in.CompanyEmail, in.CompanyDialCode, in.CompanyPhoneNumber
-		next.BillingAddress, next.ShippingAddress, next.Notes = in.BillingAddress, in.ShippingAddress, in.Notes
-		next.LeadTypeID, next.CompanyTypeID = nonZero(in.LeadTypeID), nonZero(in.CompanyTypeID)
-		for _, p := range []struct{ dst, src **int64 }{{&next.LeadStageID, &in.LeadStageID},
-			{&next.LeadStatusID, &in.LeadStatusID}, {&next.LeadSourceID, &in.LeadSourceID}, {&next.OwnerID, &in.OwnerID}} {
-			if v := nonZero(*p.src); v != nil {
-				*p.dst = v
-			}
-		}
+		next := in.applyTo(old)
 		return tx.saveLeadChange(ctx, old, &next, in.Logo)
 	})
 	if err != nil {
@@ -351,6 +341,23 @@ func (s Scope) setLeadField(ctx context.Context, ids []int64, field LeadField, v
 		return nil
 	})
 	return changed, err
+}
+
+// applyTo is old as an edit with in leaves it: every field from in, except that a stage,
+// status, source or owner left out keeps its value (the form and an import update alike).
+func (in *LeadInput) applyTo(old *Lead) Lead {
+	next := *old
+	next.CustomerTitle, next.CustomerName, next.CompanyName = in.CustomerTitle, in.CustomerName, in.CompanyName
+	next.CompanyEmail, next.CompanyDialCode, next.CompanyPhoneNumber = in.CompanyEmail, in.CompanyDialCode, in.CompanyPhoneNumber
+	next.BillingAddress, next.ShippingAddress, next.Notes = in.BillingAddress, in.ShippingAddress, in.Notes
+	next.LeadTypeID, next.CompanyTypeID = nonZero(in.LeadTypeID), nonZero(in.CompanyTypeID)
+	for _, p := range []struct{ dst, src **int64 }{{&next.LeadStageID, &in.LeadStageID},
+		{&next.LeadStatusID, &in.LeadStatusID}, {&next.LeadSourceID, &in.LeadSourceID}, {&next.OwnerID, &in.OwnerID}} {
+		if v := nonZero(*p.src); v != nil {
+			*p.dst = v
+		}
+	}
+	return next
 }
 
 // MaxBulk is the most leads one bulk action may change.
