@@ -1,6 +1,7 @@
 package app
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -122,9 +123,7 @@ func clientQueryFromURL(r *http.Request) (store.ClientQuery, error) {
 		errs.Add("converted", validate.KeyInvalid)
 	}
 	_, bad := createdRange(v, &q.CreatedFrom, &q.CreatedTo)
-	for name, key := range bad {
-		errs.Add(name, key)
-	}
+	maps.Copy(errs, bad)
 	if len(errs) > 0 {
 		return q, errs
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"strconv"
@@ -47,9 +48,7 @@ func leadQueryFromURL(r *http.Request) (store.LeadQuery, error) {
 		*dst = ids
 	}
 	_, bad := createdRange(v, &q.CreatedFrom, &q.CreatedTo)
-	for name, key := range bad {
-		errs.Add(name, key)
-	}
+	maps.Copy(errs, bad)
 	if len(errs) > 0 {
 		return q, errs
 	}
