@@ -8,6 +8,7 @@ import (
 
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 )
 
 // clientPayload is a client as the API takes it.
@@ -34,64 +35,64 @@ func (p clientPayload) input() store.ClientInput {
 
 func (s *server) handleClientCreate(w http.ResponseWriter, r *http.Request) {
 	var p clientPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	c, err := principalFrom(r.Context()).Scope(s.db).CreateClient(r.Context(), p.input())
+	c, err := web.Scope(r).CreateClient(r.Context(), p.input())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusCreated, "clients.created", c)
+	s.web.OK(w, r, http.StatusCreated, "clients.created", c)
 }
 
 func (s *server) handleClientUpdate(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	var p clientPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	c, err := principalFrom(r.Context()).Scope(s.db).UpdateClient(r.Context(), id, p.input())
+	c, err := web.Scope(r).UpdateClient(r.Context(), id, p.input())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "clients.updated", c)
+	s.web.OK(w, r, http.StatusOK, "clients.updated", c)
 }
 
 func (s *server) handleClientView(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	c, err := principalFrom(r.Context()).Scope(s.db).ClientView(r.Context(), id)
+	c, err := web.Scope(r).ClientView(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", c)
+	s.web.OK(w, r, http.StatusOK, "ok", c)
 }
 
 func (s *server) handleClientDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	p := principalFrom(r.Context())
-	if err := p.Scope(s.db).DeleteClient(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	p := web.Caller(r)
+	if err := p.Scope().DeleteClient(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.removeDocumentFiles(r, store.EntityClient, id)
-	s.ok(w, r, http.StatusOK, "clients.deleted", nil)
+	s.web.OK(w, r, http.StatusOK, "clients.deleted", nil)
 }
 
 // clientQueryFromURL reads the client list's query from the URL, as the list page and the
@@ -102,13 +103,13 @@ func (s *server) handleClientDelete(w http.ResponseWriter, r *http.Request) {
 func clientQueryFromURL(r *http.Request) (store.ClientQuery, error) {
 	v := r.URL.Query()
 	q := store.ClientQuery{Search: v.Get("search"), Order: v.Get("order"), After: v.Get("after"), Before: v.Get("before"),
-		Limit: int(intParam(r, "limit"))}
+		Limit: int(web.IntParam(r, "limit"))}
 	if srt := strings.ToLower(strings.TrimSpace(v.Get("sort"))); srt == store.SortName || srt == store.SortCompanyShort ||
 		slices.Contains(store.ClientSorts, srt) {
 		q.Sort = srt
 	}
 	errs := validate.Errors{}
-	ids, ok := idList(r, "owner_id")
+	ids, ok := web.QueryIDs(r, "owner_id")
 	errs.Check(ok, "owner_id", validate.KeyInvalid)
 	q.OwnerIDs = ids
 	switch strings.ToLower(v.Get("converted")) {
@@ -122,7 +123,7 @@ func clientQueryFromURL(r *http.Request) (store.ClientQuery, error) {
 	default:
 		errs.Add("converted", validate.KeyInvalid)
 	}
-	_, bad := createdRange(v, &q.CreatedFrom, &q.CreatedTo)
+	_, bad := web.CreatedRange(v, &q.CreatedFrom, &q.CreatedTo)
 	maps.Copy(errs, bad)
 	if len(errs) > 0 {
 		return q, errs
@@ -134,7 +135,7 @@ func clientQueryFromURL(r *http.Request) (store.ClientQuery, error) {
 // limit; total_capped when the total stopped counting ("10,000+"); next and prev, the
 // `after` of the following page and the `before` of the previous one (null when none).
 type clientListData struct {
-	listData[store.ClientView]
+	web.List[store.ClientView]
 	TotalCapped bool    `json:"total_capped"`
 	Next        *string `json:"next"`
 	Prev        *string `json:"prev"`
@@ -146,16 +147,16 @@ type clientListData struct {
 func (s *server) handleClientList(w http.ResponseWriter, r *http.Request) {
 	q, err := clientQueryFromURL(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	q.Page = int(intParam(r, "page"))
-	page, err := principalFrom(r.Context()).Scope(s.db).ListClients(r.Context(), q)
+	q.Page = int(web.IntParam(r, "page"))
+	page, err := web.Scope(r).ListClients(r.Context(), q)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	out := clientListData{listData: listData[store.ClientView]{Result: page.Rows, Total: page.Total, Page: page.Page, Limit: page.Limit},
+	out := clientListData{List: web.List[store.ClientView]{Result: page.Rows, Total: page.Total, Page: page.Page, Limit: page.Limit},
 		TotalCapped: page.TotalCapped}
 	if page.Next != "" {
 		out.Next = &page.Next
@@ -163,7 +164,7 @@ func (s *server) handleClientList(w http.ResponseWriter, r *http.Request) {
 	if page.Prev != "" {
 		out.Prev = &page.Prev
 	}
-	s.ok(w, r, http.StatusOK, "ok", out)
+	s.web.OK(w, r, http.StatusOK, "ok", out)
 }
 
 // clientBulkChange is the body of a bulk owner change.
@@ -175,48 +176,48 @@ type clientBulkChange struct {
 // handleClientBulkUpdate gives many clients another owner at once.
 func (s *server) handleClientBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	var b clientBulkChange
-	if err := decodeJSON(w, r, &b); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &b); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetClientOwner(r.Context(), b.IDs, b.OwnerID)
+	n, err := web.Scope(r).BulkSetClientOwner(r.Context(), b.IDs, b.OwnerID)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "clientsList.bulkUpdated", "Count", n), Data: countData{Count: n}})
+	s.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "clientsList.bulkUpdated", "Count", n), Data: countData{Count: n}})
 }
 
 // handleClientDeleteMany deletes the clients named by `ids=[…]`, with their documents.
 func (s *server) handleClientDeleteMany(w http.ResponseWriter, r *http.Request) {
-	ids, ok := idList(r, "ids")
+	ids, ok := web.QueryIDs(r, "ids")
 	if !ok || len(ids) == 0 {
-		s.fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
+		s.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
 		return
 	}
-	deleted, err := principalFrom(r.Context()).Scope(s.db).DeleteClients(r.Context(), ids)
+	deleted, err := web.Scope(r).DeleteClients(r.Context(), ids)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	for _, id := range deleted {
 		s.removeDocumentFiles(r, store.EntityClient, id)
 	}
 	n := len(deleted)
-	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "clientsList.bulkDeleted", "Count", n), Data: countData{Count: n}})
+	s.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "clientsList.bulkDeleted", "Count", n), Data: countData{Count: n}})
 }
 
 // handleLeadConvert makes a client from a lead; a second conversion is refused.
 func (s *server) handleLeadConvert(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	c, err := principalFrom(r.Context()).Scope(s.db).ConvertLead(r.Context(), id)
+	c, err := web.Scope(r).ConvertLead(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusCreated, "clients.converted", c)
+	s.web.OK(w, r, http.StatusCreated, "clients.converted", c)
 }

@@ -12,6 +12,7 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	clientsview "crm/views/clients"
 	"crm/views/components"
 )
@@ -23,8 +24,8 @@ import (
 
 // clientChoices are the client form's select options.
 func (s *server) clientChoices(r *http.Request) (map[string][]components.Option, error) {
-	p := principalFrom(r.Context())
-	scope := p.Scope(s.db)
+	p := web.Caller(r)
+	scope := p.Scope()
 	out := map[string][]components.Option{}
 	for name, kind := range map[string]store.MasterKind{"company_type_id": store.KindBusinessType, "customer_title": store.KindTitle} {
 		ms, err := scope.Masters(r.Context(), kind)
@@ -59,22 +60,22 @@ func (s *server) clientChoices(r *http.Request) (map[string][]components.Option,
 func (s *server) renderClientForm(w http.ResponseWriter, r *http.Request, status int, f clientsview.Form) {
 	choices, err := s.clientChoices(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	keepChoice(choices, "customer_title", f.Values["customer_title"])
 	keepChoice(choices, "company_dial_code", f.Values["company_dial_code"])
 	f.Choices = choices
-	title := tr(r, "clientsPage.newTitle")
+	title := web.T(r, "clientsPage.newTitle")
 	if f.ID != 0 {
-		title = tr(r, "clientsPage.editTitle", "ID", f.ID)
+		title = web.T(r, "clientsPage.editTitle", "ID", f.ID)
 	}
-	s.page(w, r, status, title, clientsview.FormPage(f))
+	s.web.Page(w, r, status, title, clientsview.FormPage(f))
 }
 
 // readClientForm decodes a posted client form into the store's input.
 func readClientForm(w http.ResponseWriter, r *http.Request) (map[string]string, store.ClientInput, validate.Errors, error) {
-	if err := readSmallForm(w, r); err != nil {
+	if err := web.ReadForm(w, r); err != nil {
 		return nil, store.ClientInput{}, nil, err
 	}
 	v := map[string]string{}
@@ -115,7 +116,7 @@ func readClientForm(w http.ResponseWriter, r *http.Request) (map[string]string, 
 }
 
 func (s *server) handleClientNewPage(w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	s.renderClientForm(w, r, http.StatusOK, clientsview.Form{Action: "/clients/new", CancelHref: "/clients",
 		Values: map[string]string{"owner_id": strconv.FormatInt(p.User.ID, 10), "company_dial_code": dialCodes[0]}, Errors: map[string]string{}})
 }
@@ -124,7 +125,7 @@ func (s *server) handleClientNewPage(w http.ResponseWriter, r *http.Request) {
 func (s *server) saveClientForm(w http.ResponseWriter, r *http.Request, id int64) {
 	values, in, errs, err := readClientForm(w, r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	f := clientsview.Form{ID: id, Action: "/clients/new", CancelHref: "/clients", Values: values, Errors: errs}
@@ -135,7 +136,7 @@ func (s *server) saveClientForm(w http.ResponseWriter, r *http.Request, id int64
 		s.renderClientForm(w, r, http.StatusUnprocessableEntity, f)
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	var c *store.ClientView
 	msg := "clients.created"
 	if id == 0 {
@@ -153,10 +154,10 @@ func (s *server) saveClientForm(w http.ResponseWriter, r *http.Request, id int64
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, msg))
+	s.web.Flash(r, msg)
 	http.Redirect(w, r, clientsview.ClientHref(c.ID), http.StatusSeeOther)
 }
 
@@ -165,37 +166,37 @@ func (s *server) handleClientCreatePage(w http.ResponseWriter, r *http.Request) 
 }
 
 func (s *server) clientOf(r *http.Request) (*store.ClientView, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
 	}
-	return principalFrom(r.Context()).Scope(s.db).ClientView(r.Context(), id)
+	return web.Scope(r).ClientView(r.Context(), id)
 }
 
 func (s *server) handleClientPage(w http.ResponseWriter, r *http.Request) {
 	c, err := s.clientOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	p := principalFrom(r.Context())
-	scope := p.Scope(s.db)
+	p := web.Caller(r)
+	scope := p.Scope()
 	v := clientsview.View{Client: c, CanUpdate: p.Perms.Allows(auth.FeatureClients, auth.Update),
 		CanDelete: p.Perms.Allows(auth.FeatureClients, auth.Delete)}
 	if v.Documents, err = s.documentsSection(r, store.EntityClient, c.ID, clientsview.ClientHref(c.ID)); err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	hist, err := scope.History(r.Context(), store.EntityClient, c.ID, 50)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	names := map[int64]string{}
 	if len(hist) > 0 {
 		users, err := scope.Users(r.Context())
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		for _, u := range users {
@@ -213,13 +214,13 @@ func (s *server) handleClientPage(w http.ResponseWriter, r *http.Request) {
 	if c.CompanyName != "" {
 		title += " · " + c.CompanyName
 	}
-	s.page(w, r, http.StatusOK, title, clientsview.ViewPage(v))
+	s.web.Page(w, r, http.StatusOK, title, clientsview.ViewPage(v))
 }
 
 func (s *server) handleClientEditPage(w http.ResponseWriter, r *http.Request) {
 	c, err := s.clientOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	v := map[string]string{"customer_title": c.CustomerTitle, "customer_name": c.CustomerName, "company_name": c.CompanyName,
@@ -240,7 +241,7 @@ func (s *server) handleClientEditPage(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleClientUpdatePage(w http.ResponseWriter, r *http.Request) {
 	c, err := s.clientOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.saveClientForm(w, r, c.ID)
@@ -249,7 +250,7 @@ func (s *server) handleClientUpdatePage(w http.ResponseWriter, r *http.Request) 
 func (s *server) handleClientDeletePage(w http.ResponseWriter, r *http.Request) {
 	c, err := s.clientOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	href := clientsview.ClientHref(c.ID)
@@ -257,24 +258,24 @@ func (s *server) handleClientDeletePage(w http.ResponseWriter, r *http.Request) 
 	if c.CompanyName != "" {
 		label += " — " + c.CompanyName
 	}
-	s.page(w, r, http.StatusOK, tr(r, "clientsPage.deleteTitle"), components.Confirm(components.ConfirmModel{
-		Title: tr(r, "clientsPage.deleteTitle"), Message: tr(r, "clientsPage.deleteMessage"),
+	s.web.Page(w, r, http.StatusOK, web.T(r, "clientsPage.deleteTitle"), components.Confirm(components.ConfirmModel{
+		Title: web.T(r, "clientsPage.deleteTitle"), Message: web.T(r, "clientsPage.deleteMessage"),
 		Items: []components.Link{{Href: href, Label: label}}, Action: href + "/delete",
-		Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: href, Cancel: tr(r, "leadsPage.cancel"), Danger: true}))
+		Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: href, Cancel: web.T(r, "leadsPage.cancel"), Danger: true}))
 }
 
 func (s *server) handleClientDeleteSubmit(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteClient(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteClient(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.removeDocumentFiles(r, store.EntityClient, id)
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "clients.deleted"))
+	s.web.Flash(r, "clients.deleted")
 	http.Redirect(w, r, "/clients", http.StatusSeeOther)
 }
 
@@ -283,23 +284,23 @@ func (s *server) handleClientDeleteSubmit(w http.ResponseWriter, r *http.Request
 func (s *server) handleLeadConvertPage(w http.ResponseWriter, r *http.Request) {
 	lead, err := s.leadOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	c, err := scope.ConvertLead(r.Context(), lead.ID)
 	if errors.Is(err, store.ErrAlreadyConverted) {
 		if prev, err2 := scope.ClientOfLead(r.Context(), lead.ID); err2 == nil {
-			s.sessions.Put(r.Context(), sessFlash, tr(r, "clients.alreadyConverted"))
+			s.web.Flash(r, "clients.alreadyConverted")
 			http.Redirect(w, r, clientsview.ClientHref(prev.ID), http.StatusSeeOther)
 			return
 		}
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "clients.converted"))
+	s.web.Flash(r, "clients.converted")
 	http.Redirect(w, r, clientsview.ClientHref(c.ID), http.StatusSeeOther)
 }
 
@@ -346,7 +347,7 @@ func clientListQuery(in url.Values) (store.ClientQuery, url.Values, map[string]s
 		q.Converted = &yes
 		norm.Set("converted", c)
 	}
-	sent, bad := createdRange(in, &q.CreatedFrom, &q.CreatedTo)
+	sent, bad := web.CreatedRange(in, &q.CreatedFrom, &q.CreatedTo)
 	for name, raw := range sent {
 		norm.Set(name, raw)
 	}
@@ -364,8 +365,8 @@ func clientListQuery(in url.Values) (store.ClientQuery, url.Values, map[string]s
 // clientList loads everything the list page shows for a query string.
 func (s *server) clientList(r *http.Request, in url.Values) (*clientsview.List, error) {
 	ctx := r.Context()
-	p := principalFrom(ctx)
-	scope := p.Scope(s.db)
+	p := web.CallerFrom(ctx)
+	scope := p.Scope()
 	q, norm, errs := clientListQuery(in)
 	page, err := scope.ListClients(ctx, q)
 	var ve validate.Errors
@@ -403,8 +404,8 @@ func (s *server) clientList(r *http.Request, in url.Values) (*clientsview.List, 
 			m.Choices["bulk_owner_id"] = append(m.Choices["bulk_owner_id"], o)
 		}
 	}
-	m.Pager = components.Pager{Label: tr(r, "clientsPage.pages"), First: tr(r, "paging.first"), Prev: tr(r, "clientsPage.prev"),
-		Next: tr(r, "paging.next"), Target: clientsview.ResultsID}
+	m.Pager = components.Pager{Label: web.T(r, "clientsPage.pages"), First: web.T(r, "paging.first"), Prev: web.T(r, "clientsPage.prev"),
+		Next: web.T(r, "paging.next"), Target: clientsview.ResultsID}
 	if page.Prev != "" {
 		m.Pager.FirstHref, m.Pager.PrevHref = m.Href(), m.Href("before", page.Prev)
 	}
@@ -418,16 +419,16 @@ func (s *server) clientList(r *http.Request, in url.Values) (*clientsview.List, 
 func (s *server) renderClientList(w http.ResponseWriter, r *http.Request, status int, m *clientsview.List) {
 	w.Header().Add("Vary", "HX-Request, HX-Target")
 	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") == clientsview.ResultsID {
-		s.render(w, r, status, clientsview.ResultsFragment(*m))
+		s.web.Render(w, r, status, clientsview.ResultsFragment(*m))
 		return
 	}
-	s.page(w, r, status, tr(r, "clientsPage.title"), clientsview.ListPage(*m))
+	s.web.Page(w, r, status, web.T(r, "clientsPage.title"), clientsview.ListPage(*m))
 }
 
 func (s *server) handleClientsPage(w http.ResponseWriter, r *http.Request) {
 	m, err := s.clientList(r, r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.renderClientList(w, r, http.StatusOK, m)
@@ -435,7 +436,7 @@ func (s *server) handleClientsPage(w http.ResponseWriter, r *http.Request) {
 
 // clientListBack is where a bulk action returns to: the list view it was posted from.
 func clientListBack(r *http.Request) string {
-	back := safeNext(r.PostFormValue("back"), clientsview.ListPath)
+	back := web.SafeNext(r.PostFormValue("back"), clientsview.ListPath)
 	if u, err := url.Parse(back); err != nil || u.Path != clientsview.ListPath {
 		return clientsview.ListPath
 	}
@@ -450,7 +451,7 @@ func (s *server) clientListRefusal(w http.ResponseWriter, r *http.Request, back,
 	r2.Header.Del("HX-Request")
 	m, err := s.clientList(r2, u.Query())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	m.BulkError = msg
@@ -459,8 +460,8 @@ func (s *server) clientListRefusal(w http.ResponseWriter, r *http.Request, back,
 
 // handleClientsBulkOwner gives the selected clients the chosen owner.
 func (s *server) handleClientsBulkOwner(w http.ResponseWriter, r *http.Request) {
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	back := clientListBack(r)
@@ -468,56 +469,56 @@ func (s *server) handleClientsBulkOwner(w http.ResponseWriter, r *http.Request) 
 	owner, _ := strconv.ParseInt(r.PostFormValue("owner_id"), 10, 64)
 	switch {
 	case len(ids) == 0:
-		s.clientListRefusal(w, r, back, tr(r, "clientsList.selectNone"))
+		s.clientListRefusal(w, r, back, web.T(r, "clientsList.selectNone"))
 		return
 	case owner <= 0:
-		s.clientListRefusal(w, r, back, tr(r, "leadsPage.chooseValue"))
+		s.clientListRefusal(w, r, back, web.T(r, "leadsPage.chooseValue"))
 		return
 	}
-	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetClientOwner(r.Context(), ids, owner)
+	n, err := web.Scope(r).BulkSetClientOwner(r.Context(), ids, owner)
 	var ve validate.Errors
 	if errors.As(err, &ve) {
 		for _, key := range ve {
-			s.clientListRefusal(w, r, back, tr(r, "validation."+key))
+			s.clientListRefusal(w, r, back, web.T(r, "validation."+key))
 			return
 		}
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "clientsList.bulkUpdated", "Count", n))
+	s.web.Flash(r, "clientsList.bulkUpdated", "Count", n)
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 // handleClientsBulkDelete deletes the selected clients in two steps: the first post shows
 // what would go, the confirmed one deletes.
 func (s *server) handleClientsBulkDelete(w http.ResponseWriter, r *http.Request) {
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	back := clientListBack(r)
 	ids := formIDs(r.PostForm["ids"])
 	switch {
 	case len(ids) == 0:
-		s.clientListRefusal(w, r, back, tr(r, "clientsList.selectNone"))
+		s.clientListRefusal(w, r, back, web.T(r, "clientsList.selectNone"))
 		return
 	case len(ids) > store.MaxBulk:
-		s.clientListRefusal(w, r, back, tr(r, "validation."+validate.KeyMaxLength))
+		s.clientListRefusal(w, r, back, web.T(r, "validation."+validate.KeyMaxLength))
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	if r.PostFormValue("confirm") != "1" {
-		c := components.ConfirmModel{Title: tr(r, "clientsList.bulkDeleteTitle"), Action: "/clients/bulk/delete",
-			Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: tr(r, "leadsPage.cancel"), Danger: true,
+		c := components.ConfirmModel{Title: web.T(r, "clientsList.bulkDeleteTitle"), Action: "/clients/bulk/delete",
+			Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: web.T(r, "leadsPage.cancel"), Danger: true,
 			Hidden: []components.Hidden{{Name: "back", Value: back}, {Name: "confirm", Value: "1"}}}
 		for _, id := range ids {
 			cl, err := scope.ClientView(r.Context(), id)
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			} else if err != nil {
-				s.fail(w, r, err)
+				s.web.Fail(w, r, err)
 				return
 			}
 			label := "#" + strconv.FormatInt(cl.ID, 10) + " " + cl.CustomerName
@@ -528,21 +529,21 @@ func (s *server) handleClientsBulkDelete(w http.ResponseWriter, r *http.Request)
 			c.Hidden = append(c.Hidden, components.Hidden{Name: "ids", Value: strconv.FormatInt(cl.ID, 10)})
 		}
 		if len(c.Items) == 0 {
-			s.fail(w, r, errNotFound)
+			s.web.Fail(w, r, web.ErrNotFound)
 			return
 		}
-		c.Message = tr(r, "clientsList.deleteMessage", "Count", len(c.Items))
-		s.page(w, r, http.StatusOK, c.Title, components.Confirm(c))
+		c.Message = web.T(r, "clientsList.deleteMessage", "Count", len(c.Items))
+		s.web.Page(w, r, http.StatusOK, c.Title, components.Confirm(c))
 		return
 	}
 	deleted, err := scope.DeleteClients(r.Context(), ids)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	for _, id := range deleted {
 		s.removeDocumentFiles(r, store.EntityClient, id)
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "clientsList.bulkDeleted", "Count", len(deleted)))
+	s.web.Flash(r, "clientsList.bulkDeleted", "Count", len(deleted))
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }

@@ -8,6 +8,7 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	dashboardview "crm/views/dashboard"
 )
 
@@ -17,7 +18,7 @@ import (
 // included, UTC), and counts what the caller's record scope reaches.
 
 // dashboardParts are the parts of the dashboard the caller's role may see.
-func dashboardParts(p *Principal) int {
+func dashboardParts(p *web.Principal) int {
 	parts := 0
 	if p.Perms.Allows(auth.FeatureLeads, auth.View) {
 		parts |= store.DashboardLeads
@@ -40,8 +41,8 @@ func (s *server) dashboard(r *http.Request, parts int) (*store.Dashboard, error)
 	if err != nil {
 		return nil, err
 	}
-	p := principalFrom(r.Context())
-	return p.Scope(s.db).Dashboard(r.Context(), period, parts&dashboardParts(p))
+	p := web.Caller(r)
+	return p.Scope().Dashboard(r.Context(), period, parts&dashboardParts(p))
 }
 
 // dashboardModel is the home page's dashboard for the request: the figures, or the
@@ -91,26 +92,26 @@ type seriesData struct {
 func (s *server) handleLeadDashboard(w http.ResponseWriter, r *http.Request) {
 	d, err := s.dashboard(r, store.DashboardLeads)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", leadDashboardData{Period: d.Period, LeadFigures: d.Leads})
+	s.web.OK(w, r, http.StatusOK, "ok", leadDashboardData{Period: d.Period, LeadFigures: d.Leads})
 }
 
 func (s *server) handleLeadOverview(w http.ResponseWriter, r *http.Request) {
 	d, err := s.dashboard(r, store.DashboardLeads)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Leads.Total, Series: d.Leads.Series})
+	s.web.OK(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Leads.Total, Series: d.Leads.Series})
 }
 
 func (s *server) handleClientDashboard(w http.ResponseWriter, r *http.Request) {
 	d, err := s.dashboard(r, store.DashboardClients)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Clients.Total, Series: d.Clients.Series})
+	s.web.OK(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Clients.Total, Series: d.Clients.Series})
 }

@@ -18,6 +18,7 @@ import (
 
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 )
 
 // Upload limits from the spec: up to 5 files per upload, 2048 KB each.
@@ -69,26 +70,26 @@ func entityFolder(tenantID int64, entity string, id int64) string {
 // limit, and removes whatever it stored when the upload fails.
 func (s *server) handleDocumentUpload(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		scope := principalFrom(r.Context()).Scope(s.db)
+		scope := web.Scope(r)
 		if err := scope.Reachable(r.Context(), entity, id); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		docs, err := s.receiveUpload(w, r, scope, entity, id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		out := make([]previewRecord, 0, len(docs))
 		for i := range docs {
 			out = append(out, preview(&docs[i]))
 		}
-		s.ok(w, r, http.StatusCreated, "documents.uploaded", out)
+		s.web.OK(w, r, http.StatusCreated, "documents.uploaded", out)
 	}
 }
 
@@ -99,7 +100,7 @@ func (s *server) receiveUpload(w http.ResponseWriter, r *http.Request, scope sto
 	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBody)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, badRequest("error.form", err)
+		return nil, web.BadRequest("error.form", err)
 	}
 	var stored []store.Document
 	cleanup := func() {
@@ -115,7 +116,7 @@ func (s *server) receiveUpload(w http.ResponseWriter, r *http.Request, scope sto
 		}
 		if err != nil {
 			cleanup()
-			return nil, badRequest("error.form", err)
+			return nil, web.BadRequest("error.form", err)
 		}
 		if part.FormName() == "tag" && part.FileName() == "" {
 			b, _ := io.ReadAll(io.LimitReader(part, 100))
@@ -159,7 +160,7 @@ func (s *server) storeUpload(ctx context.Context, tenantID int64, entity string,
 	head = head[:n]
 	mt := http.DetectContentType(head)
 	if !documentTypes[mt] || (strings.HasPrefix(mt, "text/plain") && !utf8.Valid(head)) {
-		return nil, &httpError{status: http.StatusUnprocessableEntity, msgID: "documents.badType", args: []any{"Name", name}}
+		return nil, &web.Error{Status: http.StatusUnprocessableEntity, MsgID: "documents.badType", Args: []any{"Name", name}}
 	}
 	key := entityFolder(tenantID, entity, id) + "/" + newKey()
 	body := io.LimitReader(io.MultiReader(bytes.NewReader(head), part), maxFileBytes+1)
@@ -169,7 +170,7 @@ func (s *server) storeUpload(ctx context.Context, tenantID int64, entity string,
 	}
 	if size > maxFileBytes {
 		_ = s.files.Delete(context.WithoutCancel(ctx), key)
-		return nil, &httpError{status: http.StatusRequestEntityTooLarge, msgID: "documents.tooLarge", args: []any{"Name", name}}
+		return nil, &web.Error{Status: http.StatusRequestEntityTooLarge, MsgID: "documents.tooLarge", Args: []any{"Name", name}}
 	}
 	return &store.Document{Name: name, MediaType: mt, SizeBytes: size, StorageKey: key}, nil
 }
@@ -193,37 +194,37 @@ func cleanFileName(name string) string {
 
 func (s *server) handleDocumentList(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		docs, err := principalFrom(r.Context()).Scope(s.db).Documents(r.Context(), entity, id)
+		docs, err := web.Scope(r).Documents(r.Context(), entity, id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		out := make([]previewRecord, 0, len(docs))
 		for i := range docs {
 			out = append(out, preview(&docs[i]))
 		}
-		s.ok(w, r, http.StatusOK, "ok", listData[previewRecord]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
+		s.web.OK(w, r, http.StatusOK, "ok", web.List[previewRecord]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
 	}
 }
 
 func (s *server) handleDocumentView(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		d, err := principalFrom(r.Context()).Scope(s.db).Document(r.Context(), entity, id)
+		d, err := web.Scope(r).Document(r.Context(), entity, id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusOK, "ok", preview(d))
+		s.web.OK(w, r, http.StatusOK, "ok", preview(d))
 	}
 }
 
@@ -234,60 +235,60 @@ type documentPayload struct {
 
 func (s *server) handleDocumentUpdate(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		var p documentPayload
-		if err := decodeJSON(w, r, &p); err != nil {
-			s.fail(w, r, err)
+		if err := web.DecodeJSON(w, r, &p); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-		d, err := principalFrom(r.Context()).Scope(s.db).UpdateDocument(r.Context(), entity, id, p.Name, p.Tag)
+		d, err := web.Scope(r).UpdateDocument(r.Context(), entity, id, p.Name, p.Tag)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusOK, "documents.updated", preview(d))
+		s.web.OK(w, r, http.StatusOK, "documents.updated", preview(d))
 	}
 }
 
 func (s *server) handleDocumentDelete(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		key, err := principalFrom(r.Context()).Scope(s.db).DeleteDocument(r.Context(), entity, id)
+		key, err := web.Scope(r).DeleteDocument(r.Context(), entity, id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		if err := s.files.Delete(r.Context(), key); err != nil {
-			s.logger(r).Warn("document file not removed", "key", key, "err", err)
+			s.web.Logger(r).Warn("document file not removed", "key", key, "err", err)
 		}
-		s.ok(w, r, http.StatusOK, "documents.deleted", nil)
+		s.web.OK(w, r, http.StatusOK, "documents.deleted", nil)
 	}
 }
 
 // handleDocumentDownload serves a document as an attachment, never rendered inline.
 func (s *server) handleDocumentDownload(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		d, err := principalFrom(r.Context()).Scope(s.db).Document(r.Context(), entity, id)
+		d, err := web.Scope(r).Document(r.Context(), entity, id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		f, err := s.files.Open(r.Context(), d.StorageKey)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		defer f.Close()
@@ -305,8 +306,8 @@ func (s *server) handleDocumentDownload(entity string) http.HandlerFunc {
 
 // removeDocumentFiles deletes an entity's stored files after its records are gone.
 func (s *server) removeDocumentFiles(r *http.Request, entity string, id int64) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	if err := s.files.DeleteAll(context.WithoutCancel(r.Context()), entityFolder(p.Tenant.ID, entity, id)); err != nil {
-		s.logger(r).Warn("document files not removed", "entity", entity, "id", id, "err", err)
+		s.web.Logger(r).Warn("document files not removed", "entity", entity, "id", id, "err", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	importsview "crm/views/imports"
 )
 
@@ -37,17 +38,17 @@ const exportTimeFormat = "2006-01-02 15:04:05"
 func leadQueryFromURL(r *http.Request) (store.LeadQuery, error) {
 	v := r.URL.Query()
 	q := store.LeadQuery{Search: v.Get("search"), Sort: v.Get("sort"), Order: v.Get("order"), After: v.Get("after"),
-		Limit: int(intParam(r, "limit"))}
+		Limit: int(web.IntParam(r, "limit"))}
 	errs := validate.Errors{}
 	for name, dst := range map[string]*[]int64{"stage_id": &q.StageIDs, "status_id": &q.StatusIDs,
 		"source_id": &q.SourceIDs, "type_id": &q.TypeIDs, "owner_id": &q.OwnerIDs} {
-		ids, ok := idList(r, name)
+		ids, ok := web.QueryIDs(r, name)
 		if !ok {
 			errs.Add(name, validate.KeyInvalid)
 		}
 		*dst = ids
 	}
-	_, bad := createdRange(v, &q.CreatedFrom, &q.CreatedTo)
+	_, bad := web.CreatedRange(v, &q.CreatedFrom, &q.CreatedTo)
 	maps.Copy(errs, bad)
 	if len(errs) > 0 {
 		return q, errs
@@ -124,7 +125,7 @@ var clientExportColumns = func() []string {
 }()
 
 func exportHeader(r *http.Request, cols []string) []string {
-	out := []string{tr(r, "imports.idHeading")}
+	out := []string{web.T(r, "imports.idHeading")}
 	for _, c := range cols {
 		out = append(out, importsview.FieldLabel(r.Context(), c))
 	}
@@ -190,7 +191,7 @@ func (s *server) streamCSV(w http.ResponseWriter, r *http.Request, name string, 
 	ctx := context.WithoutCancel(r.Context())
 	recs, more, err := fetch(ctx)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	out := startCSV(w, r, name)
@@ -213,7 +214,7 @@ func (s *server) streamCSV(w http.ResponseWriter, r *http.Request, name string, 
 		}
 		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
 		if recs, more, err = fetch(ctx); err != nil {
-			s.logger(r).Error("export", "err", err)
+			s.web.Logger(r).Error("export", "err", err)
 			return
 		}
 	}
@@ -223,11 +224,11 @@ func (s *server) streamCSV(w http.ResponseWriter, r *http.Request, name string, 
 func (s *server) handleLeadExport(w http.ResponseWriter, r *http.Request) {
 	q, err := leadQueryFromURL(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	q.Limit, q.Page, q.After = exportBatch, 1, "" // everything that matches, from the start
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	started := false
 	s.streamCSV(w, r, exportName("leads"), exportHeader(r, leadExportColumns), func(ctx context.Context) ([][]string, bool, error) {
 		if started && q.After == "" {
@@ -252,11 +253,11 @@ func (s *server) handleLeadExport(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleClientExport(w http.ResponseWriter, r *http.Request) {
 	q, err := clientQueryFromURL(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	q.Limit, q.Page, q.After, q.Before = exportBatch, 1, "", "" // everything that matches, from the start
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	started := false
 	s.streamCSV(w, r, exportName("clients"), exportHeader(r, clientExportColumns), func(ctx context.Context) ([][]string, bool, error) {
 		if started && q.After == "" {

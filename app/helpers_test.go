@@ -19,6 +19,7 @@ import (
 	"crm/app/auth"
 	"crm/app/files"
 	"crm/app/i18n"
+	"crm/app/importer"
 	"crm/app/store"
 	"crm/app/store/storetest"
 	"crm/locales"
@@ -51,8 +52,10 @@ func newTestServer(t *testing.T, db *store.DB, mods ...func(*app.Deps)) *testEnv
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := app.Deps{Config: app.DefaultConfig(), DB: db, I18n: bundle, Assets: as, Files: fs,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	imports := importer.NewRunner(db, log, 0)
+	t.Cleanup(imports.Close)
+	deps := app.Deps{Config: app.DefaultConfig(), DB: db, I18n: bundle, Assets: as, Files: fs, Log: log, Imports: imports}
 	for _, m := range mods {
 		m(&deps)
 	}

@@ -14,6 +14,7 @@ import (
 	"crm/app/importer"
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	"crm/views/components"
 	importsview "crm/views/imports"
 )
@@ -52,7 +53,7 @@ func (s *server) importJSON(r *http.Request, im *store.Import) importJSON {
 			Required: f == "customer_name" || f == "company_email"})
 	}
 	if im.Error != "" {
-		j.ErrorText = tr(r, im.Error)
+		j.ErrorText = web.T(r, im.Error)
 	}
 	return j
 }
@@ -64,13 +65,13 @@ type importRowJSON struct {
 }
 
 // canImport reports whether the caller may import into any entity.
-func canImport(p *Principal) bool {
+func canImport(p *web.Principal) bool {
 	return p.Perms.Allows(auth.FeatureLeads, auth.Create) || p.Perms.Allows(auth.FeatureClients, auth.Create)
 }
 
 // importEntities are the entities the caller may import, as choices.
 func importEntities(r *http.Request, selected string) []components.Option {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	var out []components.Option
 	for _, e := range []string{store.EntityLead, store.EntityClient} {
 		if p.Perms.Allows(importer.Feature(e), auth.Create) {
@@ -82,12 +83,12 @@ func importEntities(r *http.Request, selected string) []components.Option {
 
 // fileError is a refused upload, with the imports.error message that says why.
 type fileError struct {
-	status int
-	msgID  string
-	args   []any
+	Status int
+	MsgID  string
+	Args   []any
 }
 
-func (e *fileError) Error() string { return e.msgID }
+func (e *fileError) Error() string { return e.MsgID }
 
 // readUpload reads an upload: the entity (form field or query parameter) and the first
 // file of the multipart body, whole, up to importer.MaxFileBytes.
@@ -96,10 +97,10 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 	r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return "", "", nil, badRequest("error.form", err)
+		return "", "", nil, web.BadRequest("error.form", err)
 	}
-	tooBig := &fileError{status: http.StatusRequestEntityTooLarge, msgID: "imports.error.tooLarge",
-		args: []any{"Size", importer.MaxFileBytes >> 20}}
+	tooBig := &fileError{Status: http.StatusRequestEntityTooLarge, MsgID: "imports.error.tooLarge",
+		Args: []any{"Size", importer.MaxFileBytes >> 20}}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -110,7 +111,7 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 			return "", "", nil, tooBig
 		}
 		if err != nil {
-			return "", "", nil, badRequest("error.form", err)
+			return "", "", nil, web.BadRequest("error.form", err)
 		}
 		switch {
 		case part.FileName() == "" && part.FormName() == "entity":
@@ -123,13 +124,13 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 				return "", "", nil, tooBig
 			}
 			if err != nil {
-				return "", "", nil, badRequest("error.form", err)
+				return "", "", nil, web.BadRequest("error.form", err)
 			}
 		}
 		_ = part.Close()
 	}
 	if data == nil {
-		return entity, "", nil, &fileError{status: http.StatusUnprocessableEntity, msgID: "imports.error.noFile"}
+		return entity, "", nil, &fileError{Status: http.StatusUnprocessableEntity, MsgID: "imports.error.noFile"}
 	}
 	return entity, name, data, nil
 }
@@ -137,35 +138,35 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 // uploadImport checks the caller's permission for the entity, reads the file and keeps it
 // as an import with suggested columns.
 func (s *server) uploadImport(r *http.Request, entity, name string, data []byte) (*store.Import, error) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	if entity != store.EntityLead && entity != store.EntityClient {
 		return nil, validate.Errors{"entity": validate.KeyInvalid}
 	}
 	if !p.Perms.Allows(importer.Feature(entity), auth.Create) {
-		return nil, errForbidden
+		return nil, web.ErrForbidden
 	}
 	in, err := importer.Inspect(data)
 	if err != nil {
 		if id := importer.MessageID(err); id != "" {
-			return nil, &fileError{status: http.StatusUnprocessableEntity, msgID: id, args: []any{"Max", importer.MaxColumns}}
+			return nil, &fileError{Status: http.StatusUnprocessableEntity, MsgID: id, Args: []any{"Max", importer.MaxColumns}}
 		}
 		return nil, err
 	}
 	if name = strings.TrimSpace(name); name == "" || len(name) > 200 {
 		name = "import.csv"
 	}
-	return p.Scope(s.db).CreateImport(r.Context(), store.NewImport{Entity: entity, FileName: name, Content: data,
+	return p.Scope().CreateImport(r.Context(), store.NewImport{Entity: entity, FileName: name, Content: data,
 		Delimiter: importer.DelimiterName(in.Format.Delimiter), Encoding: in.Format.Encoding, Header: in.Header,
 		Preview: in.Preview, TotalRows: in.Rows, Mapping: importer.Suggest(entity, in.Header, importsview.Labels(r.Context(), entity))})
 }
 
 // importOf loads the caller's import named by the URL; another user's or tenant's is not found.
 func (s *server) importOf(r *http.Request) (*store.Import, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
 	}
-	return principalFrom(r.Context()).Scope(s.db).Import(r.Context(), id)
+	return web.Scope(r).Import(r.Context(), id)
 }
 
 // runImport checks a mapping and the caller's permission for its mode, queues the import
@@ -175,20 +176,20 @@ func (s *server) runImport(r *http.Request, im *store.Import, mapping []string, 
 		mapping = im.Mapping
 	}
 	if im.Status != store.ImportUploaded {
-		return nil, &httpError{status: http.StatusConflict, msgID: "imports.error.started"}
+		return nil, &web.Error{Status: http.StatusConflict, MsgID: "imports.error.started"}
 	}
 	if errs := importer.CheckMapping(im.Entity, len(im.Header), mapping, mode, matchKey); errs != nil {
 		return nil, errs
 	}
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	probe := *im
 	probe.Mode = mode
 	if !importer.Allowed(p.Perms, &probe, false) {
-		return nil, errForbidden
+		return nil, web.ErrForbidden
 	}
-	queued, err := p.Scope(s.db).QueueImport(r.Context(), im.ID, mapping, mode, matchKey)
+	queued, err := p.Scope().QueueImport(r.Context(), im.ID, mapping, mode, matchKey)
 	if errors.Is(err, store.ErrConflict) {
-		return nil, &httpError{status: http.StatusConflict, msgID: "imports.error.started"}
+		return nil, &web.Error{Status: http.StatusConflict, MsgID: "imports.error.started"}
 	}
 	if err != nil {
 		return nil, err
@@ -199,13 +200,13 @@ func (s *server) runImport(r *http.Request, im *store.Import, mapping []string, 
 
 // undoImport checks the caller's permission, queues the undo and starts it.
 func (s *server) undoImport(r *http.Request, im *store.Import) (*store.Import, error) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	if !importer.Allowed(p.Perms, im, true) {
-		return nil, errForbidden
+		return nil, web.ErrForbidden
 	}
-	queued, err := p.Scope(s.db).QueueUndo(r.Context(), im.ID)
+	queued, err := p.Scope().QueueUndo(r.Context(), im.ID)
 	if errors.Is(err, store.ErrConflict) {
-		return nil, &httpError{status: http.StatusConflict, msgID: "imports.error.notUndoable"}
+		return nil, &web.Error{Status: http.StatusConflict, MsgID: "imports.error.notUndoable"}
 	}
 	if err != nil {
 		return nil, err
@@ -218,11 +219,11 @@ func (s *server) undoImport(r *http.Request, im *store.Import) (*store.Import, e
 func (s *server) failImport(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *fileError
 	if errors.As(err, &fe) {
-		s.writeJSON(w, fe.status, envelope{Message: tr(r, fe.msgID, fe.args...),
-			Errors: validate.Errors{"file": strings.TrimPrefix(fe.msgID, "imports.error.")}})
+		s.web.JSON(w, fe.Status, web.Envelope{Message: web.T(r, fe.MsgID, fe.Args...),
+			Errors: validate.Errors{"file": strings.TrimPrefix(fe.MsgID, "imports.error.")}})
 		return
 	}
-	s.fail(w, r, err)
+	s.web.Fail(w, r, err)
 }
 
 // ---- JSON API ----
@@ -238,29 +239,29 @@ func (s *server) handleImportCreate(w http.ResponseWriter, r *http.Request) {
 		s.failImport(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusCreated, "imports.uploaded", s.importJSON(r, im))
+	s.web.OK(w, r, http.StatusCreated, "imports.uploaded", s.importJSON(r, im))
 }
 
 func (s *server) handleImportList(w http.ResponseWriter, r *http.Request) {
-	list, err := principalFrom(r.Context()).Scope(s.db).Imports(r.Context(), 100)
+	list, err := web.Scope(r).Imports(r.Context(), 100)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	out := listData[importJSON]{Result: make([]importJSON, 0, len(list)), Total: int64(len(list)), Page: 1, Limit: 100}
+	out := web.List[importJSON]{Result: make([]importJSON, 0, len(list)), Total: int64(len(list)), Page: 1, Limit: 100}
 	for i := range list {
 		out.Result = append(out.Result, s.importJSON(r, &list[i]))
 	}
-	s.ok(w, r, http.StatusOK, "ok", out)
+	s.web.OK(w, r, http.StatusOK, "ok", out)
 }
 
 func (s *server) handleImportView(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", s.importJSON(r, im))
+	s.web.OK(w, r, http.StatusOK, "ok", s.importJSON(r, im))
 }
 
 type runPayload struct {
@@ -272,12 +273,12 @@ type runPayload struct {
 func (s *server) handleImportRun(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	var p runPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	if p.MatchKey == "" {
@@ -285,24 +286,24 @@ func (s *server) handleImportRun(w http.ResponseWriter, r *http.Request) {
 	}
 	queued, err := s.runImport(r, im, p.Mapping, p.Mode, p.MatchKey)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusAccepted, "imports.started", s.importJSON(r, queued))
+	s.web.OK(w, r, http.StatusAccepted, "imports.started", s.importJSON(r, queued))
 }
 
 func (s *server) handleImportUndo(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	queued, err := s.undoImport(r, im)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusAccepted, "imports.undoStarted", s.importJSON(r, queued))
+	s.web.OK(w, r, http.StatusAccepted, "imports.undoStarted", s.importJSON(r, queued))
 }
 
 // handleImportRows lists an import's processed rows in file order: ?outcome=failed (or a
@@ -310,7 +311,7 @@ func (s *server) handleImportUndo(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	var outcomes []string
@@ -321,25 +322,25 @@ func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
 			case store.OutcomeCreated, store.OutcomeUpdated, store.OutcomeSkipped, store.OutcomeFailed:
 				outcomes = append(outcomes, o)
 			default:
-				s.fail(w, r, validate.Errors{"outcome": validate.KeyInvalid})
+				s.web.Fail(w, r, validate.Errors{"outcome": validate.KeyInvalid})
 				return
 			}
 		}
 	}
-	limit := int(intParam(r, "limit"))
+	limit := int(web.IntParam(r, "limit"))
 	if limit < 1 || limit > 1000 {
 		limit = 100
 	}
-	rows, err := principalFrom(r.Context()).Scope(s.db).ImportRows(r.Context(), im.ID, int(intParam(r, "after")), limit, outcomes...)
+	rows, err := web.Scope(r).ImportRows(r.Context(), im.ID, int(web.IntParam(r, "after")), limit, outcomes...)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	out := listData[importRowJSON]{Result: make([]importRowJSON, 0, len(rows)), Total: int64(len(rows)), Page: 1, Limit: limit}
+	out := web.List[importRowJSON]{Result: make([]importRowJSON, 0, len(rows)), Total: int64(len(rows)), Page: 1, Limit: limit}
 	for _, row := range rows {
 		out.Result = append(out.Result, importRowJSON{ImportRow: row, ReasonText: importsview.ReasonText(r.Context(), im, row.Reason)})
 	}
-	s.ok(w, r, http.StatusOK, "ok", out)
+	s.web.OK(w, r, http.StatusOK, "ok", out)
 }
 
 // handleImportReport streams the report as CSV: for every row of the file its number, what
@@ -349,18 +350,18 @@ func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	content, err := scope.ImportContent(r.Context(), im.ID)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	rows, err := importer.Open(content, importer.Format{Delimiter: importer.ParseDelimiter(im.Delimiter), Encoding: im.Encoding})
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	ctx := context.WithoutCancel(r.Context())
@@ -374,7 +375,7 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 	defer out.Close()
 	cw := csv.NewWriter(out)
 	cw.Comma = importer.ParseDelimiter(im.Delimiter)
-	head := []string{tr(r, "imports.row"), tr(r, "imports.result"), tr(r, "imports.recordID"), tr(r, "imports.reasonLabel")}
+	head := []string{web.T(r, "imports.row"), web.T(r, "imports.result"), web.T(r, "imports.recordID"), web.T(r, "imports.reasonLabel")}
 	if err := cw.Write(append(head, im.Header...)); err != nil {
 		return
 	}
@@ -391,7 +392,7 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(done) == 0 && !exhausted {
 			if done, err = scope.ImportRows(ctx, im.ID, after, 1000); err != nil {
-				s.logger(r).Error("import report", "err", err)
+				s.web.Logger(r).Error("import report", "err", err)
 				return
 			}
 			exhausted = len(done) < 1000
@@ -399,12 +400,12 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 				after = done[len(done)-1].RowNo
 			}
 		}
-		rec := []string{strconv.Itoa(row.No), tr(r, "imports.outcome.notProcessed"), "", ""}
+		rec := []string{strconv.Itoa(row.No), web.T(r, "imports.outcome.notProcessed"), "", ""}
 		if len(done) > 0 && done[0].RowNo == row.No {
 			d := done[0]
 			rec[1] = importsview.Outcome(r.Context(), d.Outcome)
 			if d.Undone {
-				rec[1] += " (" + tr(r, "imports.outcome.undone") + ")"
+				rec[1] += " (" + web.T(r, "imports.outcome.undone") + ")"
 			}
 			if d.EntityID != nil {
 				rec[2] = strconv.FormatInt(*d.EntityID, 10)
@@ -414,7 +415,7 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 			rec[3] = importsview.ReasonText(r.Context(), im, d.Reason)
 		}
 		if row.Err != nil {
-			rec[3] = tr(r, "imports.reason.malformed")
+			rec[3] = web.T(r, "imports.reason.malformed")
 		}
 		for _, c := range row.Cells {
 			rec = append(rec, safeCell(c))
@@ -436,31 +437,31 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 // ---- pages ----
 
 func (s *server) handleImportsPage(w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
-	list, err := p.Scope(s.db).Imports(r.Context(), 100)
+	p := web.Caller(r)
+	list, err := p.Scope().Imports(r.Context(), 100)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	m := importsview.ListPage{CanNew: canImport(p)}
 	for i := range list {
 		m.Imports = append(m.Imports, &list[i])
 	}
-	s.page(w, r, http.StatusOK, tr(r, "imports.title"), importsview.List(m))
+	s.web.Page(w, r, http.StatusOK, web.T(r, "imports.title"), importsview.List(m))
 }
 
 func (s *server) handleImportNewPage(w http.ResponseWriter, r *http.Request) {
-	if !canImport(principalFrom(r.Context())) {
-		s.fail(w, r, errForbidden)
+	if !canImport(web.Caller(r)) {
+		s.web.Fail(w, r, web.ErrForbidden)
 		return
 	}
 	m := importsview.NewPage{Entities: importEntities(r, r.URL.Query().Get("entity"))}
-	s.page(w, r, http.StatusOK, tr(r, "imports.new"), importsview.New(m))
+	s.web.Page(w, r, http.StatusOK, web.T(r, "imports.new"), importsview.New(m))
 }
 
 func (s *server) handleImportUploadPage(w http.ResponseWriter, r *http.Request) {
-	if !canImport(principalFrom(r.Context())) {
-		s.fail(w, r, errForbidden)
+	if !canImport(web.Caller(r)) {
+		s.web.Fail(w, r, web.ErrForbidden)
 		return
 	}
 	entity, name, data, err := readUpload(w, r)
@@ -473,11 +474,11 @@ func (s *server) handleImportUploadPage(w http.ResponseWriter, r *http.Request) 
 	}
 	var fe *fileError
 	if !errors.As(err, &fe) {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	m := importsview.NewPage{Entities: importEntities(r, entity), Error: fe.msgID, Args: fe.args}
-	s.page(w, r, fe.status, tr(r, "imports.new"), importsview.New(m))
+	m := importsview.NewPage{Entities: importEntities(r, entity), Error: fe.MsgID, Args: fe.Args}
+	s.web.Page(w, r, fe.Status, web.T(r, "imports.new"), importsview.New(m))
 }
 
 // importPage builds an import's page: the mapping form (with a refused mapping's errors)
@@ -497,7 +498,7 @@ func (s *server) importPage(r *http.Request, im *store.Import, mapping []string,
 		for i, h := range im.Header {
 			c := importsview.Column{Index: i, Header: h, Error: errs["mapping."+strconv.Itoa(i)]}
 			if c.Header == "" {
-				c.Header = tr(r, "imports.columnN", "N", i+1)
+				c.Header = web.T(r, "imports.columnN", "N", i+1)
 			}
 			if i < len(mapping) {
 				c.Selected = mapping[i]
@@ -518,12 +519,12 @@ func (s *server) importPage(r *http.Request, im *store.Import, mapping []string,
 
 // importStatus is the progress of an import, or its report with the first problem rows.
 func (s *server) importStatus(r *http.Request, im *store.Import) (importsview.StatusModel, error) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	m := importsview.StatusModel{Import: im, CanUndo: im.Undoable() && importer.Allowed(p.Perms, im, true)}
 	if im.Active() {
 		return m, nil
 	}
-	rows, err := p.Scope(s.db).ImportRows(r.Context(), im.ID, 0, reportProblems+1, store.OutcomeSkipped, store.OutcomeFailed)
+	rows, err := p.Scope().ImportRows(r.Context(), im.ID, 0, reportProblems+1, store.OutcomeSkipped, store.OutcomeFailed)
 	if err != nil {
 		return m, err
 	}
@@ -543,25 +544,25 @@ func (s *server) importStatus(r *http.Request, im *store.Import) (importsview.St
 func (s *server) handleImportPage(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	m, err := s.importPage(r, im, nil, "", "", nil)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.page(w, r, http.StatusOK, im.FileName, importsview.Page(m))
+	s.web.Page(w, r, http.StatusOK, im.FileName, importsview.Page(m))
 }
 
 func (s *server) handleImportRunPage(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		s.fail(w, r, badRequest("error.form", err))
+		s.web.Fail(w, r, web.BadRequest("error.form", err))
 		return
 	}
 	mapping := make([]string, len(im.Header))
@@ -572,18 +573,18 @@ func (s *server) handleImportRunPage(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.runImport(r, im, mapping, mode, matchKey); err != nil {
 		var ve validate.Errors
 		if !errors.As(err, &ve) {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		m, err := s.importPage(r, im, mapping, mode, matchKey, ve)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.page(w, r, http.StatusUnprocessableEntity, im.FileName, importsview.Page(m))
+		s.web.Page(w, r, http.StatusUnprocessableEntity, im.FileName, importsview.Page(m))
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "imports.started"))
+	s.web.Flash(r, "imports.started")
 	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
 }
 
@@ -592,7 +593,7 @@ func (s *server) handleImportRunPage(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleImportProgress(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if r.Header.Get("HX-Request") != "true" {
@@ -601,44 +602,44 @@ func (s *server) handleImportProgress(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.importStatus(r, im)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.render(w, r, http.StatusOK, importsview.Status(m))
+	s.web.Render(w, r, http.StatusOK, importsview.Status(m))
 }
 
 func (s *server) handleImportUndoPage(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	if !importer.Allowed(p.Perms, im, true) {
-		s.fail(w, r, errForbidden)
+		s.web.Fail(w, r, web.ErrForbidden)
 		return
 	}
-	c := components.ConfirmModel{Title: tr(r, "imports.undoTitle", "Name", im.FileName),
-		Message: tr(r, "imports.undoMessage", "Created", im.Created, "Updated", im.Updated),
-		Action:  importsview.Href(im.ID) + "/undo", Confirm: tr(r, "imports.undo"),
-		CancelHref: importsview.Href(im.ID), Cancel: tr(r, "imports.cancel"), Danger: true}
+	c := components.ConfirmModel{Title: web.T(r, "imports.undoTitle", "Name", im.FileName),
+		Message: web.T(r, "imports.undoMessage", "Created", im.Created, "Updated", im.Updated),
+		Action:  importsview.Href(im.ID) + "/undo", Confirm: web.T(r, "imports.undo"),
+		CancelHref: importsview.Href(im.ID), Cancel: web.T(r, "imports.cancel"), Danger: true}
 	if !im.Undoable() {
-		c.Error = tr(r, "imports.error.notUndoable")
+		c.Error = web.T(r, "imports.error.notUndoable")
 	}
-	s.page(w, r, http.StatusOK, c.Title, components.Confirm(c))
+	s.web.Page(w, r, http.StatusOK, c.Title, components.Confirm(c))
 }
 
 func (s *server) handleImportUndoSubmit(w http.ResponseWriter, r *http.Request) {
 	im, err := s.importOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if _, err := s.undoImport(r, im); err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "imports.undoStarted"))
+	s.web.Flash(r, "imports.undoStarted")
 	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
 }

@@ -13,6 +13,7 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	clientsview "crm/views/clients"
 	"crm/views/components"
 )
@@ -40,11 +41,11 @@ func entityFeature(entity string) auth.Feature {
 
 // documentsSection loads an entity's documents section.
 func (s *server) documentsSection(r *http.Request, entity string, id int64, base string) (clientsview.Documents, error) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	f := entityFeature(entity)
 	d := clientsview.Documents{Entity: entity, EntityID: id, Base: base, MaxFiles: maxFilesPerUpload, MaxKB: maxFileBytes / 1024,
 		CanCreate: p.Perms.Allows(f, auth.Create), CanUpdate: p.Perms.Allows(f, auth.Update), CanDelete: p.Perms.Allows(f, auth.Delete)}
-	docs, err := p.Scope(s.db).Documents(r.Context(), entity, id)
+	docs, err := p.Scope().Documents(r.Context(), entity, id)
 	if err != nil {
 		return d, err
 	}
@@ -63,12 +64,12 @@ func reminderRows(rows []store.ReminderView) []clientsview.Reminder {
 
 // reminderForm builds the add or edit form of a reminder.
 func (s *server) reminderForm(r *http.Request, action, cancel string, values, errs map[string]string, edit bool) (clientsview.ReminderForm, error) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	f := clientsview.ReminderForm{Action: action, CancelHref: cancel, Values: values, Errors: errs, Edit: edit}
 	if f.Values["assignee_id"] == "" {
 		f.Values["assignee_id"] = strconv.FormatInt(p.User.ID, 10)
 	}
-	users, err := p.Scope(s.db).Users(r.Context())
+	users, err := p.Scope().Users(r.Context())
 	if err != nil {
 		return f, err
 	}
@@ -77,15 +78,15 @@ func (s *server) reminderForm(r *http.Request, action, cancel string, values, er
 	}
 	// The due date-time: the shared picker field, whose bundle the admin shell's script loads
 	// as soon as the field is on the page (islands/lib/lazy.ts); the page names no script.
-	f.Picker = components.Picker{ID: "f-due-at", Name: "due_at", Label: tr(r, "remindersPage.field.due"),
+	f.Picker = components.Picker{ID: "f-due-at", Name: "due_at", Label: web.T(r, "remindersPage.field.due"),
 		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker"}
 	return f, nil
 }
 
 // leadExtras renders the client, documents and reminders sections of a lead page.
 func (s *server) leadExtras(r *http.Request, lead *store.LeadView) (templ.Component, error) {
-	p := principalFrom(r.Context())
-	scope := p.Scope(s.db)
+	p := web.Caller(r)
+	scope := p.Scope()
 	base := "/leads/" + strconv.FormatInt(lead.ID, 10)
 	x := clientsview.LeadExtras{LeadID: lead.ID,
 		CanConvert: p.Perms.Allows(auth.FeatureClients, auth.Create) && p.Perms.Allows(auth.FeatureLeads, auth.Update),
@@ -123,25 +124,25 @@ func entityBase(entity string, id int64) string {
 
 // uploadRefusal is the translated reason an upload was refused.
 func uploadRefusal(r *http.Request, err error) (int, string) {
-	status, msgID, args, fields := classify(err)
+	status, msgID, args, fields := web.Classify(err)
 	if key := fields["files"]; key != "" {
-		return status, tr(r, "validation."+key)
+		return status, web.T(r, "validation."+key)
 	}
-	return status, tr(r, msgID, args...)
+	return status, web.T(r, msgID, args...)
 }
 
 // handleDocumentUploadPage takes the upload form of a lead or client page; a refused
 // upload shows the documents again with the reason, and nothing is kept.
 func (s *server) handleDocumentUploadPage(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		scope := principalFrom(r.Context()).Scope(s.db)
+		scope := web.Scope(r)
 		if err := scope.Reachable(r.Context(), entity, id); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		base := entityBase(entity, id)
@@ -149,34 +150,34 @@ func (s *server) handleDocumentUploadPage(entity string) http.HandlerFunc {
 		if err != nil {
 			status, msg := uploadRefusal(r, err)
 			if status >= 500 || status == http.StatusNotFound || status == http.StatusForbidden {
-				s.fail(w, r, err)
+				s.web.Fail(w, r, err)
 				return
 			}
 			d, lerr := s.documentsSection(r, entity, id, base)
 			if lerr != nil {
-				s.fail(w, r, lerr)
+				s.web.Fail(w, r, lerr)
 				return
 			}
 			d.Error = msg
-			s.page(w, r, status, tr(r, "documentsPage.title"), clientsview.DocumentsBack(base, d))
+			s.web.Page(w, r, status, web.T(r, "documentsPage.title"), clientsview.DocumentsBack(base, d))
 			return
 		}
-		s.sessions.Put(r.Context(), sessFlash, tr(r, "documentsPage.uploadedCount", "Count", len(docs)))
+		s.web.Flash(r, "documentsPage.uploadedCount", "Count", len(docs))
 		http.Redirect(w, r, base+"#documents", http.StatusSeeOther)
 	}
 }
 
 // documentOf loads the document named by the path, of the entity named by the path.
 func (s *server) documentOf(r *http.Request, entity string) (*store.Document, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
 	}
 	docID, err := strconv.ParseInt(chi.URLParam(r, "docID"), 10, 64)
 	if err != nil {
-		return nil, errNotFound
+		return nil, web.ErrNotFound
 	}
-	d, err := principalFrom(r.Context()).Scope(s.db).Document(r.Context(), entity, docID)
+	d, err := web.Scope(r).Document(r.Context(), entity, docID)
 	if err != nil {
 		return nil, err
 	}
@@ -190,31 +191,31 @@ func (s *server) handleDocumentEditPage(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		d, err := s.documentOf(r, entity)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		base := entityBase(entity, d.EntityID)
 		action := base + "/documents/" + strconv.FormatInt(d.ID, 10) + "/edit"
 		if r.Method == http.MethodGet {
-			s.page(w, r, http.StatusOK, tr(r, "documentsPage.editTitle"), clientsview.DocumentEditPage(action, base+"#documents", d.Name, d.Tag, map[string]string{}))
+			s.web.Page(w, r, http.StatusOK, web.T(r, "documentsPage.editTitle"), clientsview.DocumentEditPage(action, base+"#documents", d.Name, d.Tag, map[string]string{}))
 			return
 		}
-		if err := readSmallForm(w, r); err != nil {
-			s.fail(w, r, err)
+		if err := web.ReadForm(w, r); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
 		name, tag := r.PostFormValue("name"), r.PostFormValue("tag")
-		_, err = principalFrom(r.Context()).Scope(s.db).UpdateDocument(r.Context(), entity, d.ID, name, tag)
+		_, err = web.Scope(r).UpdateDocument(r.Context(), entity, d.ID, name, tag)
 		var ve validate.Errors
 		if errors.As(err, &ve) {
-			s.page(w, r, http.StatusUnprocessableEntity, tr(r, "documentsPage.editTitle"), clientsview.DocumentEditPage(action, base+"#documents", name, tag, ve))
+			s.web.Page(w, r, http.StatusUnprocessableEntity, web.T(r, "documentsPage.editTitle"), clientsview.DocumentEditPage(action, base+"#documents", name, tag, ve))
 			return
 		}
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.sessions.Put(r.Context(), sessFlash, tr(r, "documents.updated"))
+		s.web.Flash(r, "documents.updated")
 		http.Redirect(w, r, base+"#documents", http.StatusSeeOther)
 	}
 }
@@ -223,27 +224,27 @@ func (s *server) handleDocumentDeletePage(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		d, err := s.documentOf(r, entity)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		base := entityBase(entity, d.EntityID)
 		action := base + "/documents/" + strconv.FormatInt(d.ID, 10) + "/delete"
 		if r.Method == http.MethodGet {
-			s.page(w, r, http.StatusOK, tr(r, "documentsPage.deleteTitle"), components.Confirm(components.ConfirmModel{
-				Title: tr(r, "documentsPage.deleteTitle"), Message: tr(r, "documentsPage.deleteMessage"),
+			s.web.Page(w, r, http.StatusOK, web.T(r, "documentsPage.deleteTitle"), components.Confirm(components.ConfirmModel{
+				Title: web.T(r, "documentsPage.deleteTitle"), Message: web.T(r, "documentsPage.deleteMessage"),
 				Items: []components.Link{{Label: d.Name + " (" + sizeKB(d.SizeBytes) + ")"}}, Action: action,
-				Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: base + "#documents", Cancel: tr(r, "leadsPage.cancel"), Danger: true}))
+				Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: base + "#documents", Cancel: web.T(r, "leadsPage.cancel"), Danger: true}))
 			return
 		}
-		key, err := principalFrom(r.Context()).Scope(s.db).DeleteDocument(r.Context(), entity, d.ID)
+		key, err := web.Scope(r).DeleteDocument(r.Context(), entity, d.ID)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		if err := s.files.Delete(r.Context(), key); err != nil {
-			s.logger(r).Warn("document file not removed", "key", key, "err", err)
+			s.web.Logger(r).Warn("document file not removed", "key", key, "err", err)
 		}
-		s.sessions.Put(r.Context(), sessFlash, tr(r, "documents.deleted"))
+		s.web.Flash(r, "documents.deleted")
 		http.Redirect(w, r, base+"#documents", http.StatusSeeOther)
 	}
 }
@@ -266,7 +267,7 @@ func parseDue(v string) (time.Time, bool) {
 
 // readReminderForm decodes a posted reminder form.
 func readReminderForm(w http.ResponseWriter, r *http.Request) (map[string]string, store.ReminderInput, validate.Errors, error) {
-	if err := readSmallForm(w, r); err != nil {
+	if err := web.ReadForm(w, r); err != nil {
 		return nil, store.ReminderInput{}, nil, err
 	}
 	v := map[string]string{}
@@ -291,48 +292,48 @@ func readReminderForm(w http.ResponseWriter, r *http.Request) (map[string]string
 func (s *server) renderReminderForm(w http.ResponseWriter, r *http.Request, status int, title, action, cancel string, v, errs map[string]string, edit bool) {
 	f, err := s.reminderForm(r, action, cancel, v, errs, edit)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.page(w, r, status, title, clientsview.ReminderFormPage(title, f))
+	s.web.Page(w, r, status, title, clientsview.ReminderFormPage(title, f))
 }
 
 func (s *server) handleReminderCreatePage(w http.ResponseWriter, r *http.Request) {
 	lead, err := s.leadOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	base := "/leads/" + strconv.FormatInt(lead.ID, 10)
 	v, in, errs, err := readReminderForm(w, r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if len(errs) == 0 {
-		_, err = principalFrom(r.Context()).Scope(s.db).CreateReminder(r.Context(), lead.ID, in)
+		_, err = web.Scope(r).CreateReminder(r.Context(), lead.ID, in)
 		var ve validate.Errors
 		if errors.As(err, &ve) {
 			errs = ve
 		} else if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 	}
 	if len(errs) > 0 {
-		s.renderReminderForm(w, r, http.StatusUnprocessableEntity, tr(r, "remindersPage.add"), base+"/reminders", base+"#reminders", v, errs, false)
+		s.renderReminderForm(w, r, http.StatusUnprocessableEntity, web.T(r, "remindersPage.add"), base+"/reminders", base+"#reminders", v, errs, false)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "reminders.created"))
+	s.web.Flash(r, "reminders.created")
 	http.Redirect(w, r, base+"#reminders", http.StatusSeeOther)
 }
 
 func (s *server) reminderOf(r *http.Request) (*store.ReminderView, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
 	}
-	return principalFrom(r.Context()).Scope(s.db).ReminderView(r.Context(), id)
+	return web.Scope(r).ReminderView(r.Context(), id)
 }
 
 func reminderValues(rm *store.ReminderView) map[string]string {
@@ -347,35 +348,35 @@ func reminderValues(rm *store.ReminderView) map[string]string {
 func (s *server) handleReminderEditPage(w http.ResponseWriter, r *http.Request) {
 	rm, err := s.reminderOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	action := "/reminders/" + strconv.FormatInt(rm.ID, 10) + "/edit"
 	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
 	if r.Method == http.MethodGet {
-		s.renderReminderForm(w, r, http.StatusOK, tr(r, "remindersPage.editTitle"), action, back, reminderValues(rm), map[string]string{}, true)
+		s.renderReminderForm(w, r, http.StatusOK, web.T(r, "remindersPage.editTitle"), action, back, reminderValues(rm), map[string]string{}, true)
 		return
 	}
 	v, in, errs, err := readReminderForm(w, r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if len(errs) == 0 {
-		_, err = principalFrom(r.Context()).Scope(s.db).UpdateReminder(r.Context(), rm.ID, in)
+		_, err = web.Scope(r).UpdateReminder(r.Context(), rm.ID, in)
 		var ve validate.Errors
 		if errors.As(err, &ve) {
 			errs = ve
 		} else if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 	}
 	if len(errs) > 0 {
-		s.renderReminderForm(w, r, http.StatusUnprocessableEntity, tr(r, "remindersPage.editTitle"), action, back, v, errs, true)
+		s.renderReminderForm(w, r, http.StatusUnprocessableEntity, web.T(r, "remindersPage.editTitle"), action, back, v, errs, true)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "reminders.updated"))
+	s.web.Flash(r, "reminders.updated")
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
@@ -383,15 +384,15 @@ func (s *server) handleReminderEditPage(w http.ResponseWriter, r *http.Request) 
 func (s *server) handleReminderDonePage(w http.ResponseWriter, r *http.Request) {
 	rm, err := s.reminderOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	in := store.ReminderInput{Title: rm.Title, Note: rm.Note, DueAt: rm.DueAt, AssigneeID: rm.AssigneeID, Done: true}
-	if _, err := principalFrom(r.Context()).Scope(s.db).UpdateReminder(r.Context(), rm.ID, in); err != nil {
-		s.fail(w, r, err)
+	if _, err := web.Scope(r).UpdateReminder(r.Context(), rm.ID, in); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "reminders.updated"))
+	s.web.Flash(r, "reminders.updated")
 	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
 	if ref := r.Referer(); strings.Contains(ref, "/notifications") {
 		back = "/notifications"
@@ -402,32 +403,32 @@ func (s *server) handleReminderDonePage(w http.ResponseWriter, r *http.Request) 
 func (s *server) handleReminderDeletePage(w http.ResponseWriter, r *http.Request) {
 	rm, err := s.reminderOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
 	if r.Method == http.MethodGet {
 		action := "/reminders/" + strconv.FormatInt(rm.ID, 10) + "/delete"
-		s.page(w, r, http.StatusOK, tr(r, "remindersPage.deleteTitle"), components.Confirm(components.ConfirmModel{
-			Title: tr(r, "remindersPage.deleteTitle"), Message: tr(r, "remindersPage.deleteMessage"),
+		s.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.deleteTitle"), components.Confirm(components.ConfirmModel{
+			Title: web.T(r, "remindersPage.deleteTitle"), Message: web.T(r, "remindersPage.deleteMessage"),
 			Items: []components.Link{{Label: rm.Title + " — " + rm.DueAt.UTC().Format(clientsview.DateTimeFormat)}}, Action: action,
-			Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: tr(r, "leadsPage.cancel"), Danger: true}))
+			Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: web.T(r, "leadsPage.cancel"), Danger: true}))
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteReminder(r.Context(), rm.ID); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteReminder(r.Context(), rm.ID); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "reminders.deleted"))
+	s.web.Flash(r, "reminders.deleted")
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 // handleNotificationsPage lists the user's due reminders, optionally those due within a
 // range of days (from and to, inclusive).
 func (s *server) handleNotificationsPage(w http.ResponseWriter, r *http.Request) {
-	rows, err := principalFrom(r.Context()).Scope(s.db).DueReminders(r.Context(), 50)
+	rows, err := web.Scope(r).DueReminders(r.Context(), 50)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
@@ -444,10 +445,10 @@ func (s *server) handleNotificationsPage(w http.ResponseWriter, r *http.Request)
 		kept = append(kept, rm)
 	}
 	n := clientsview.Notifications{Rows: reminderRows(kept),
-		CanUpdate: principalFrom(r.Context()).Perms.Allows(auth.FeatureLeads, auth.Update),
-		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: tr(r, "remindersPage.dueBetween"),
-			LabelTo: tr(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
-	s.page(w, r, http.StatusOK, tr(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))
+		CanUpdate: web.Caller(r).Perms.Allows(auth.FeatureLeads, auth.Update),
+		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: web.T(r, "remindersPage.dueBetween"),
+			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
+	s.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))
 }
 
 func parseDay(v string) (time.Time, bool) {

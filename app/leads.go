@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 )
 
 // leadJSON is a lead as the API shows it: both spellings of the creation time (the spec's
@@ -90,9 +89,9 @@ func parseLogo(dataURL string) (*store.Logo, error) {
 
 func (s *server) handleLeadCreate(w http.ResponseWriter, r *http.Request) {
 	var p leadPayload
-	body, err := readJSON(w, r, &p, maxLeadCreate)
+	body, err := web.ReadJSON(w, r, &p, maxLeadCreate)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	in := store.LeadInput{ClientID: p.ClientID, CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName,
@@ -104,74 +103,65 @@ func (s *server) handleLeadCreate(w http.ResponseWriter, r *http.Request) {
 		Mobile: p.ClientID != ""}
 	if p.CompanyLogo != "" {
 		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 	}
 	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
 	if len(key) > 200 {
-		s.fail(w, r, validate.Errors{"idempotency_key": validate.KeyMaxLength})
+		s.web.Fail(w, r, validate.Errors{"idempotency_key": validate.KeyMaxLength})
 		return
 	}
 	sum := sha256.Sum256(body)
-	lead, created, err := principalFrom(r.Context()).Scope(s.db).CreateLead(r.Context(), in, key, hex.EncodeToString(sum[:]))
+	lead, created, err := web.Scope(r).CreateLead(r.Context(), in, key, hex.EncodeToString(sum[:]))
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if created {
-		s.ok(w, r, http.StatusCreated, "leads.created", toLeadJSON(lead))
+		s.web.OK(w, r, http.StatusCreated, "leads.created", toLeadJSON(lead))
 		return
 	}
-	s.ok(w, r, http.StatusOK, "leads.alreadySaved", toLeadJSON(lead))
-}
-
-// pathID reads the {id} URL parameter; a malformed id is simply not found.
-func pathID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, errNotFound
-	}
-	return id, nil
+	s.web.OK(w, r, http.StatusOK, "leads.alreadySaved", toLeadJSON(lead))
 }
 
 func (s *server) handleLeadView(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	lead, err := principalFrom(r.Context()).Scope(s.db).LeadView(r.Context(), id)
+	lead, err := web.Scope(r).LeadView(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", toLeadJSON(lead))
+	s.web.OK(w, r, http.StatusOK, "ok", toLeadJSON(lead))
 }
 
 func (s *server) handleLeadDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteLead(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteLead(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.removeDocumentFiles(r, store.EntityLead, id)
-	s.ok(w, r, http.StatusOK, "leads.deleted", nil)
+	s.web.OK(w, r, http.StatusOK, "leads.deleted", nil)
 }
 
 func (s *server) handleLeadLogo(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	logo, err := principalFrom(r.Context()).Scope(s.db).LeadLogo(r.Context(), id)
+	logo, err := web.Scope(r).LeadLogo(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", logo.MediaType)

@@ -5,6 +5,7 @@ import (
 
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 )
 
 // leadInput turns the payload into the store's input (admin rules: no client id).
@@ -17,33 +18,33 @@ func (p leadPayload) input() store.LeadInput {
 }
 
 func (s *server) handleLeadUpdate(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	var p leadPayload
-	if _, err := readJSON(w, r, &p, maxLeadCreate); err != nil {
-		s.fail(w, r, err)
+	if _, err := web.ReadJSON(w, r, &p, maxLeadCreate); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	if p.ClientID != "" {
-		s.fail(w, r, validate.Errors{"client_id": validate.KeyInvalid})
+		s.web.Fail(w, r, validate.Errors{"client_id": validate.KeyInvalid})
 		return
 	}
 	in := p.input()
 	if p.CompanyLogo != "" {
 		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 	}
-	lead, err := principalFrom(r.Context()).Scope(s.db).UpdateLead(r.Context(), id, in)
+	lead, err := web.Scope(r).UpdateLead(r.Context(), id, in)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
+	s.web.OK(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
 }
 
 type fieldChange struct {
@@ -55,27 +56,27 @@ type fieldChange struct {
 // handleLeadSetField serves the single-lead quick changes (update-stage-customer-lead …).
 func (s *server) handleLeadSetField(field store.LeadField) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		var body fieldChange
-		if err := decodeJSON(w, r, &body); err != nil {
-			s.fail(w, r, err)
+		if err := web.DecodeJSON(w, r, &body); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-		scope := principalFrom(r.Context()).Scope(s.db)
+		scope := web.Scope(r)
 		if err := scope.SetLeadField(r.Context(), id, field, body.value(field)); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		lead, err := scope.LeadView(r.Context(), id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
+		s.web.OK(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
 	}
 }
 
@@ -103,8 +104,8 @@ type countData struct {
 // handleLeadBulkUpdate changes the stage, status or owner of many leads at once.
 func (s *server) handleLeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	var b bulkChange
-	if err := decodeJSON(w, r, &b); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &b); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	var field store.LeadField
@@ -117,73 +118,73 @@ func (s *server) handleLeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if set != 1 {
-		s.fail(w, r, validate.Errors{"field": "oneChange"})
+		s.web.Fail(w, r, validate.Errors{"field": "oneChange"})
 		return
 	}
-	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetLeadField(r.Context(), b.IDs, field, value)
+	n, err := web.Scope(r).BulkSetLeadField(r.Context(), b.IDs, field, value)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "leads.bulkUpdated", "Count", n), Data: countData{Count: n}})
+	s.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkUpdated", "Count", n), Data: countData{Count: n}})
 }
 
 // handleLeadDeleteMany deletes the leads named by `ids=[…]`.
 func (s *server) handleLeadDeleteMany(w http.ResponseWriter, r *http.Request) {
-	ids, ok := idList(r, "ids")
+	ids, ok := web.QueryIDs(r, "ids")
 	if !ok || len(ids) == 0 {
-		s.fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
+		s.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
 		return
 	}
-	deleted, err := principalFrom(r.Context()).Scope(s.db).DeleteLeads(r.Context(), ids)
+	deleted, err := web.Scope(r).DeleteLeads(r.Context(), ids)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	for _, id := range deleted {
 		s.removeDocumentFiles(r, store.EntityLead, id)
 	}
 	n := len(deleted)
-	s.writeJSON(w, http.StatusOK, envelope{Message: tr(r, "leads.bulkDeleted", "Count", n), Data: countData{Count: n}})
+	s.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkDeleted", "Count", n), Data: countData{Count: n}})
 }
 
 func (s *server) handleLeadJourney(w http.ResponseWriter, r *http.Request) {
-	id := intParam(r, "lead_id")
-	page, limit := int(intParam(r, "page")), int(intParam(r, "limit"))
+	id := web.IntParam(r, "lead_id")
+	page, limit := int(web.IntParam(r, "page")), int(web.IntParam(r, "limit"))
 	if page < 1 {
 		page = 1
 	}
 	if limit < 1 || limit > 100 {
 		limit = 20
 	}
-	rows, total, err := principalFrom(r.Context()).Scope(s.db).Journey(r.Context(), id, page, limit)
+	rows, total, err := web.Scope(r).Journey(r.Context(), id, page, limit)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if rows == nil {
 		rows = []store.JourneyEntry{}
 	}
-	s.ok(w, r, http.StatusOK, "ok", listData[store.JourneyEntry]{Result: rows, Total: total, Page: page, Limit: limit})
+	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.JourneyEntry]{Result: rows, Total: total, Page: page, Limit: limit})
 }
 
 // handleLeadDuplicates names reachable leads with the same email or phone.
 func (s *server) handleLeadDuplicates(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	dups, err := principalFrom(r.Context()).Scope(s.db).DuplicateLeads(r.Context(), q.Get("email"), q.Get("phone"), intParam(r, "except_id"))
+	dups, err := web.Scope(r).DuplicateLeads(r.Context(), q.Get("email"), q.Get("phone"), web.IntParam(r, "except_id"))
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", dups)
+	s.web.OK(w, r, http.StatusOK, "ok", dups)
 }
 
 // handleLeadDropdown offers leads as label/value pairs, filtered by an optional search.
 func (s *server) handleLeadDropdown(w http.ResponseWriter, r *http.Request) {
-	page, err := principalFrom(r.Context()).Scope(s.db).ListLeads(r.Context(),
+	page, err := web.Scope(r).ListLeads(r.Context(),
 		store.LeadQuery{Page: 1, Limit: 20, Search: r.URL.Query().Get("search"), Sort: "name"})
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	out := make([]dropdownItem, 0, len(page.Rows))
@@ -194,5 +195,5 @@ func (s *server) handleLeadDropdown(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, dropdownItem{Label: label, Value: l.ID})
 	}
-	s.ok(w, r, http.StatusOK, "ok", out)
+	s.web.OK(w, r, http.StatusOK, "ok", out)
 }

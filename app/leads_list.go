@@ -1,8 +1,8 @@
 package app
 
 import (
+	"crm/app/web"
 	"net/http"
-	"strconv"
 )
 
 type leadSummary struct {
@@ -14,15 +14,10 @@ type leadSummary struct {
 // total_capped when the total stopped counting at LeadCountCap ("10,000+"); next, the
 // `after` of the following page (null on the last); and the won and lost counts.
 type leadListData struct {
-	listData[leadJSON]
+	web.List[leadJSON]
 	TotalCapped bool        `json:"total_capped"`
 	Next        *string     `json:"next"`
 	Summary     leadSummary `json:"summary"`
-}
-
-func intParam(r *http.Request, name string) int64 {
-	n, _ := strconv.ParseInt(r.URL.Query().Get(name), 10, 64)
-	return n
 }
 
 // handleLeadList is GET /v1/api/lead/list-customer-lead: the lead list page by page, with
@@ -31,16 +26,16 @@ func intParam(r *http.Request, name string) int64 {
 func (s *server) handleLeadList(w http.ResponseWriter, r *http.Request) {
 	q, err := leadQueryFromURL(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	q.Page = int(intParam(r, "page"))
-	page, err := principalFrom(r.Context()).Scope(s.db).ListLeads(r.Context(), q)
+	q.Page = int(web.IntParam(r, "page"))
+	page, err := web.Scope(r).ListLeads(r.Context(), q)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	out := leadListData{listData: listData[leadJSON]{Result: make([]leadJSON, 0, len(page.Rows)),
+	out := leadListData{List: web.List[leadJSON]{Result: make([]leadJSON, 0, len(page.Rows)),
 		Total: page.Total, Page: page.Page, Limit: page.Limit}, TotalCapped: page.TotalCapped,
 		Summary: leadSummary{Won: page.Won, Lost: page.Lost}}
 	if page.Next != "" {
@@ -49,5 +44,5 @@ func (s *server) handleLeadList(w http.ResponseWriter, r *http.Request) {
 	for i := range page.Rows {
 		out.Result = append(out.Result, toLeadJSON(&page.Rows[i]))
 	}
-	s.ok(w, r, http.StatusOK, "ok", out)
+	s.web.OK(w, r, http.StatusOK, "ok", out)
 }

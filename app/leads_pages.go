@@ -13,13 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/a-h/templ"
-
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	"crm/views/components"
-	"crm/views/layout"
 	leadsview "crm/views/leads"
 )
 
@@ -44,7 +42,7 @@ var leadFormFields = []string{"customer_title", "customer_name", "company_name",
 	"owner_id", "notes"}
 
 // ownLeadsOnly reports whether the caller reaches only the leads they own or created.
-func ownLeadsOnly(p *Principal) bool { return p.Perms[auth.FeatureLeads].Scope == auth.ScopeOwn }
+func ownLeadsOnly(p *web.Principal) bool { return p.Perms[auth.FeatureLeads].Scope == auth.ScopeOwn }
 
 // leadForm is what a posted lead form gives: the page state and the store's input.
 type leadForm struct {
@@ -62,7 +60,7 @@ func (s *server) readLeadForm(w http.ResponseWriter, r *http.Request) (*leadForm
 		if errors.As(err, &tooBig) {
 			return nil, err
 		}
-		return nil, badRequest("error.form", err)
+		return nil, web.BadRequest("error.form", err)
 	}
 	f := &leadForm{view: leadsview.Form{Values: map[string]string{}, Errors: map[string]string{}}}
 	v, errs := f.view.Values, validate.Errors(f.view.Errors)
@@ -159,7 +157,7 @@ func uploadedLogo(r *http.Request) (*store.Logo, error) {
 }
 
 // leadChoices loads the options of the lead form's selects.
-func (s *server) leadChoices(ctx context.Context, scope store.Scope, p *Principal) (map[string][]components.Option, error) {
+func (s *server) leadChoices(ctx context.Context, scope store.Scope, p *web.Principal) (map[string][]components.Option, error) {
 	out := map[string][]components.Option{}
 	for name, kind := range map[string]store.MasterKind{"lead_stage_id": store.KindStage, "lead_status_id": store.KindStatus,
 		"lead_source_id": store.KindSource, "lead_type_id": store.KindType, "company_type_id": store.KindBusinessType,
@@ -209,30 +207,30 @@ func keepChoice(choices map[string][]components.Option, name, value string) {
 
 // renderLeadForm shows the lead form with its choices, with status (422 when refused).
 func (s *server) renderLeadForm(w http.ResponseWriter, r *http.Request, status int, f leadsview.Form) {
-	p := principalFrom(r.Context())
-	choices, err := s.leadChoices(r.Context(), p.Scope(s.db), p)
+	p := web.Caller(r)
+	choices, err := s.leadChoices(r.Context(), p.Scope(), p)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	keepChoice(choices, "customer_title", f.Values["customer_title"])
 	keepChoice(choices, "company_dial_code", f.Values["company_dial_code"])
 	f.Choices = choices
 	f.OwnerLocked = ownLeadsOnly(p)
-	title := tr(r, "leadsPage.newTitle")
+	title := web.T(r, "leadsPage.newTitle")
 	if f.ID != 0 {
-		title = tr(r, "leadsPage.editTitle", "ID", f.ID)
+		title = web.T(r, "leadsPage.editTitle", "ID", f.ID)
 	}
-	s.page(w, r, status, title, leadsview.FormPage(f))
+	s.web.Page(w, r, status, title, leadsview.FormPage(f))
 }
 
 func (s *server) handleLeadNewPage(w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
-	scope := p.Scope(s.db)
+	p := web.Caller(r)
+	scope := p.Scope()
 	f := leadsview.Form{Action: "/leads/new", CancelHref: "/leads", Values: map[string]string{}, Errors: map[string]string{}}
 	settings, err := scope.StageSettings(r.Context())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if settings.DefaultStageID != 0 {
@@ -241,7 +239,7 @@ func (s *server) handleLeadNewPage(w http.ResponseWriter, r *http.Request) {
 	for name, kind := range map[string]store.MasterKind{"lead_status_id": store.KindStatus, "lead_source_id": store.KindSource} {
 		ms, err := scope.Masters(r.Context(), kind)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		for _, m := range ms {
@@ -284,9 +282,9 @@ func wouldRefuse(ctx context.Context, scope store.Scope, change func(tx store.Sc
 // warnDuplicates shows the form with the duplicates and whatever else the store would
 // refuse: 200 when only the warning stands in the way, 422 otherwise.
 func (s *server) warnDuplicates(w http.ResponseWriter, r *http.Request, f *leadForm, dups []store.LeadRef, change func(tx store.Scope) error) {
-	ve, err := wouldRefuse(r.Context(), principalFrom(r.Context()).Scope(s.db), change)
+	ve, err := wouldRefuse(r.Context(), web.Scope(r), change)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	f.view.Duplicates = dups
@@ -312,10 +310,10 @@ func (s *server) refused(w http.ResponseWriter, r *http.Request, f *leadForm, er
 }
 
 func (s *server) handleLeadCreatePage(w http.ResponseWriter, r *http.Request) {
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	f, err := s.readLeadForm(w, r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	f.view.Action, f.view.CancelHref = "/leads/new", "/leads"
@@ -326,7 +324,7 @@ func (s *server) handleLeadCreatePage(w http.ResponseWriter, r *http.Request) {
 	if !f.view.Confirmed {
 		dups, err := duplicates(r.Context(), scope, f.in, 0)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		if len(dups) > 0 {
@@ -340,21 +338,21 @@ func (s *server) handleLeadCreatePage(w http.ResponseWriter, r *http.Request) {
 	lead, _, err := scope.CreateLead(r.Context(), f.in, "", "")
 	if err != nil {
 		if !s.refused(w, r, f, err) {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 		}
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.created"))
+	s.web.Flash(r, "leads.created")
 	http.Redirect(w, r, leadsview.LeadHref(lead.ID), http.StatusSeeOther)
 }
 
 // leadOf loads the lead named by the path, as the caller may see it (404 otherwise).
 func (s *server) leadOf(r *http.Request) (*store.LeadView, error) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
 	}
-	return principalFrom(r.Context()).Scope(s.db).LeadView(r.Context(), id)
+	return web.Scope(r).LeadView(r.Context(), id)
 }
 
 func idText(p *int64) string {
@@ -385,7 +383,7 @@ func leadValues(l *store.LeadView) map[string]string {
 func (s *server) handleLeadEditPage(w http.ResponseWriter, r *http.Request) {
 	lead, err := s.leadOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	href := leadsview.LeadHref(lead.ID)
@@ -396,13 +394,13 @@ func (s *server) handleLeadEditPage(w http.ResponseWriter, r *http.Request) {
 func (s *server) handleLeadUpdatePage(w http.ResponseWriter, r *http.Request) {
 	lead, err := s.leadOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	f, err := s.readLeadForm(w, r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	href := leadsview.LeadHref(lead.ID)
@@ -422,7 +420,7 @@ func (s *server) handleLeadUpdatePage(w http.ResponseWriter, r *http.Request) {
 	if !f.view.Confirmed {
 		dups, err := duplicates(r.Context(), scope, check, lead.ID)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		if len(dups) > 0 {
@@ -435,11 +433,11 @@ func (s *server) handleLeadUpdatePage(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := scope.UpdateLead(r.Context(), lead.ID, f.in); err != nil {
 		if !s.refused(w, r, f, err) {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 		}
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.updated"))
+	s.web.Flash(r, "leads.updated")
 	http.Redirect(w, r, href, http.StatusSeeOther)
 }
 
@@ -449,35 +447,35 @@ const journeyPageSize = 20
 func (s *server) handleLeadPage(w http.ResponseWriter, r *http.Request) {
 	lead, err := s.leadOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	p := principalFrom(r.Context())
-	scope := p.Scope(s.db)
+	p := web.Caller(r)
+	scope := p.Scope()
 	ctx := r.Context()
 	v := leadsview.View{Lead: lead, CanUpdate: p.Perms.Allows(auth.FeatureLeads, auth.Update),
 		CanDelete: p.Perms.Allows(auth.FeatureLeads, auth.Delete)}
 	if v.CanUpdate {
 		if v.Stages, err = scope.Masters(ctx, store.KindStage); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		if v.Statuses, err = scope.Masters(ctx, store.KindStatus); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 	}
-	page := max(int(intParam(r, "journey_page")), 1)
+	page := max(int(web.IntParam(r, "journey_page")), 1)
 	rows, total, err := scope.Journey(ctx, lead.ID, page, journeyPageSize)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	v.Journey, v.JourneyTotal = leadsview.Journey(rows), total
 	href := func(n int) string {
 		return leadsview.LeadHref(lead.ID) + "?journey_page=" + strconv.Itoa(n) + "#journey"
 	}
-	v.JourneyPager = components.Pager{Label: tr(r, "leadsPage.journeyPages"), Prev: tr(r, "paging.newer"), Next: tr(r, "paging.older")}
+	v.JourneyPager = components.Pager{Label: web.T(r, "leadsPage.journeyPages"), Prev: web.T(r, "paging.newer"), Next: web.T(r, "paging.older")}
 	if page > 1 {
 		v.JourneyPager.PrevHref = href(page - 1)
 	}
@@ -485,14 +483,14 @@ func (s *server) handleLeadPage(w http.ResponseWriter, r *http.Request) {
 		v.JourneyPager.NextHref = href(page + 1)
 	}
 	if v.Extras, err = s.leadExtras(r, lead); err != nil { // app/lead_extras_pages.go
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	title := lead.CustomerName
 	if lead.CompanyName != "" {
 		title += " · " + lead.CompanyName
 	}
-	s.page(w, r, http.StatusOK, title, leadsview.ViewPage(v))
+	s.web.Page(w, r, http.StatusOK, title, leadsview.ViewPage(v))
 }
 
 // handleLeadFieldPage is a quick change from a small form: a stage or status button on the
@@ -501,29 +499,29 @@ func (s *server) handleLeadFieldPage(field store.LeadField) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		lead, err := s.leadOf(r) // another tenant's lead is not found, whatever the value
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		id := lead.ID
 		r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 		if err := r.ParseForm(); err != nil {
-			s.fail(w, r, badRequest("error.form", err))
+			s.web.Fail(w, r, web.BadRequest("error.form", err))
 			return
 		}
 		value, _ := strconv.ParseInt(r.PostFormValue(string(field)), 10, 64)
-		if err := principalFrom(r.Context()).Scope(s.db).SetLeadField(r.Context(), id, field, value); err != nil {
-			s.fail(w, r, err)
+		if err := web.Scope(r).SetLeadField(r.Context(), id, field, value); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.updated"))
-		http.Redirect(w, r, safeNext(r.PostFormValue("back"), leadsview.LeadHref(id)), http.StatusSeeOther)
+		s.web.Flash(r, "leads.updated")
+		http.Redirect(w, r, web.SafeNext(r.PostFormValue("back"), leadsview.LeadHref(id)), http.StatusSeeOther)
 	}
 }
 
 func (s *server) handleLeadDeletePage(w http.ResponseWriter, r *http.Request) {
 	lead, err := s.leadOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	href := leadsview.LeadHref(lead.ID)
@@ -531,33 +529,25 @@ func (s *server) handleLeadDeletePage(w http.ResponseWriter, r *http.Request) {
 	if lead.CompanyName != "" {
 		label += " — " + lead.CompanyName
 	}
-	s.page(w, r, http.StatusOK, tr(r, "leadsPage.deleteTitle"), components.Confirm(components.ConfirmModel{
-		Title: tr(r, "leadsPage.deleteTitle"), Message: tr(r, "leadsPage.deleteMessage", "Count", 1),
+	s.web.Page(w, r, http.StatusOK, web.T(r, "leadsPage.deleteTitle"), components.Confirm(components.ConfirmModel{
+		Title: web.T(r, "leadsPage.deleteTitle"), Message: web.T(r, "leadsPage.deleteMessage", "Count", 1),
 		Items: []components.Link{{Href: href, Label: label}}, Action: href + "/delete",
-		Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: href, Cancel: tr(r, "leadsPage.cancel"), Danger: true}))
+		Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: href, Cancel: web.T(r, "leadsPage.cancel"), Danger: true}))
 }
 
 func (s *server) handleLeadDeleteSubmit(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteLead(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteLead(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.removeDocumentFiles(r, store.EntityLead, id)
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.deleted"))
+	s.web.Flash(r, "leads.deleted")
 	http.Redirect(w, r, "/leads", http.StatusSeeOther)
-}
-
-// queryHref is path with the query, or path alone when the query is empty.
-func queryHref(path string, q url.Values) string {
-	if enc := q.Encode(); enc != "" {
-		return path + "?" + enc
-	}
-	return path
 }
 
 // --- The lead list -------------------------------------------------------------------
@@ -617,7 +607,7 @@ func listQuery(in url.Values) (store.LeadQuery, url.Values, map[string]string) {
 			norm.Add(f.name, strconv.FormatInt(id, 10))
 		}
 	}
-	sent, bad := createdRange(in, &q.CreatedFrom, &q.CreatedTo)
+	sent, bad := web.CreatedRange(in, &q.CreatedFrom, &q.CreatedTo)
 	for name, raw := range sent {
 		norm.Set(name, raw)
 	}
@@ -631,8 +621,8 @@ func listQuery(in url.Values) (store.LeadQuery, url.Values, map[string]string) {
 // leadList loads everything the list page shows for a query string.
 func (s *server) leadList(r *http.Request, in url.Values) (*leadsview.List, error) {
 	ctx := r.Context()
-	p := principalFrom(ctx)
-	scope := p.Scope(s.db)
+	p := web.CallerFrom(ctx)
+	scope := p.Scope()
 	q, norm, errs := listQuery(in)
 	page, err := scope.ListLeads(ctx, q)
 	var ve validate.Errors
@@ -689,7 +679,7 @@ func (s *server) leadList(r *http.Request, in url.Values) (*leadsview.List, erro
 	if m.SavedViews, err = scope.SavedViews(ctx); err != nil {
 		return nil, err
 	}
-	m.Pager = components.Pager{Label: tr(r, "paging.label"), First: tr(r, "paging.first"), Next: tr(r, "paging.next"),
+	m.Pager = components.Pager{Label: web.T(r, "paging.label"), First: web.T(r, "paging.first"), Next: web.T(r, "paging.next"),
 		Target: leadsview.ResultsID}
 	if q.After != "" {
 		m.Pager.FirstHref = m.Href()
@@ -704,16 +694,16 @@ func (s *server) leadList(r *http.Request, in url.Values) (*leadsview.List, erro
 func (s *server) renderList(w http.ResponseWriter, r *http.Request, status int, m *leadsview.List) {
 	w.Header().Add("Vary", "HX-Request, HX-Target")
 	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") == leadsview.ResultsID {
-		s.render(w, r, status, leadsview.ResultsFragment(*m))
+		s.web.Render(w, r, status, leadsview.ResultsFragment(*m))
 		return
 	}
-	s.page(w, r, status, tr(r, "leadsPage.title"), leadsview.ListPage(*m))
+	s.web.Page(w, r, status, web.T(r, "leadsPage.title"), leadsview.ListPage(*m))
 }
 
 func (s *server) handleLeadsPage(w http.ResponseWriter, r *http.Request) {
 	m, err := s.leadList(r, r.URL.Query())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.renderList(w, r, http.StatusOK, m)
@@ -737,31 +727,22 @@ func (s *server) listRefusal(w http.ResponseWriter, r *http.Request, back string
 	r2, q := atList(r, back)
 	m, err := s.leadList(r2, q)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	set(m)
 	s.renderList(w, r2, http.StatusUnprocessableEntity, m)
 }
 
-// readSmallForm parses a small url-encoded (or multipart) form.
-func readSmallForm(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		return badRequest("error.form", err)
-	}
-	return nil
-}
-
 // bulkFields are the fields a bulk change may set.
 var bulkFields = map[string]store.LeadField{"lead_stage_id": store.FieldStage, "lead_status_id": store.FieldStatus, "owner_id": store.FieldOwner}
 
 func (s *server) handleLeadsBulkUpdate(w http.ResponseWriter, r *http.Request) {
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	back := safeNext(r.PostFormValue("back"), "/leads")
+	back := web.SafeNext(r.PostFormValue("back"), "/leads")
 	ids := formIDs(r.PostForm["ids"])
 	name := r.PostFormValue("field")
 	field, ok := bulkFields[name]
@@ -771,56 +752,56 @@ func (s *server) handleLeadsBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case len(ids) == 0:
-		refuse(tr(r, "leadsPage.selectNone"))
+		refuse(web.T(r, "leadsPage.selectNone"))
 		return
 	case !ok || value <= 0:
-		refuse(tr(r, "leadsPage.chooseValue"))
+		refuse(web.T(r, "leadsPage.chooseValue"))
 		return
 	}
-	n, err := principalFrom(r.Context()).Scope(s.db).BulkSetLeadField(r.Context(), ids, field, value)
+	n, err := web.Scope(r).BulkSetLeadField(r.Context(), ids, field, value)
 	var ve validate.Errors
 	if errors.As(err, &ve) {
 		for _, key := range ve {
-			refuse(tr(r, "validation."+key))
+			refuse(web.T(r, "validation."+key))
 			return
 		}
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.bulkUpdated", "Count", n))
+	s.web.Flash(r, "leads.bulkUpdated", "Count", n)
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 // handleLeadsBulkDelete deletes the selected leads in two steps: the first post shows
 // what would go, the confirmed one deletes.
 func (s *server) handleLeadsBulkDelete(w http.ResponseWriter, r *http.Request) {
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	back := safeNext(r.PostFormValue("back"), "/leads")
+	back := web.SafeNext(r.PostFormValue("back"), "/leads")
 	ids := formIDs(r.PostForm["ids"])
 	if len(ids) == 0 {
-		s.listRefusal(w, r, back, func(m *leadsview.List) { m.BulkError = tr(r, "leadsPage.selectNone") })
+		s.listRefusal(w, r, back, func(m *leadsview.List) { m.BulkError = web.T(r, "leadsPage.selectNone") })
 		return
 	}
 	if len(ids) > store.MaxBulk {
-		s.listRefusal(w, r, back, func(m *leadsview.List) { m.BulkError = tr(r, "validation.maxlength") })
+		s.listRefusal(w, r, back, func(m *leadsview.List) { m.BulkError = web.T(r, "validation.maxlength") })
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	if r.PostFormValue("confirm") != "1" {
-		c := components.ConfirmModel{Title: tr(r, "leadsPage.bulkDeleteTitle"), Action: "/leads/bulk/delete",
-			Confirm: tr(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: tr(r, "leadsPage.cancel"), Danger: true,
+		c := components.ConfirmModel{Title: web.T(r, "leadsPage.bulkDeleteTitle"), Action: "/leads/bulk/delete",
+			Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: web.T(r, "leadsPage.cancel"), Danger: true,
 			Hidden: []components.Hidden{{Name: "back", Value: back}, {Name: "confirm", Value: "1"}}}
 		for _, id := range ids {
 			l, err := scope.LeadView(r.Context(), id)
 			if errors.Is(err, store.ErrNotFound) {
 				continue
 			} else if err != nil {
-				s.fail(w, r, err)
+				s.web.Fail(w, r, err)
 				return
 			}
 			label := "#" + strconv.FormatInt(l.ID, 10) + " " + l.CustomerName
@@ -831,39 +812,39 @@ func (s *server) handleLeadsBulkDelete(w http.ResponseWriter, r *http.Request) {
 			c.Hidden = append(c.Hidden, components.Hidden{Name: "ids", Value: strconv.FormatInt(l.ID, 10)})
 		}
 		if len(c.Items) == 0 {
-			s.fail(w, r, errNotFound)
+			s.web.Fail(w, r, web.ErrNotFound)
 			return
 		}
-		c.Message = tr(r, "leadsPage.deleteMessage", "Count", len(c.Items))
-		s.page(w, r, http.StatusOK, c.Title, components.Confirm(c))
+		c.Message = web.T(r, "leadsPage.deleteMessage", "Count", len(c.Items))
+		s.web.Page(w, r, http.StatusOK, c.Title, components.Confirm(c))
 		return
 	}
 	deleted, err := scope.DeleteLeads(r.Context(), ids)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	for _, id := range deleted {
 		s.removeDocumentFiles(r, store.EntityLead, id)
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "leads.bulkDeleted", "Count", len(deleted)))
+	s.web.Flash(r, "leads.bulkDeleted", "Count", len(deleted))
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 // --- Saved views ---------------------------------------------------------------------
 
 func (s *server) handleSavedViewSavePage(w http.ResponseWriter, r *http.Request) {
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	name, query := r.PostFormValue("name"), strings.TrimPrefix(r.PostFormValue("query"), "?")
 	_, norm, _ := listQuery(parseQuery(query))
 	norm.Del("after")
-	v, err := principalFrom(r.Context()).Scope(s.db).SaveView(r.Context(), name, norm.Encode())
+	v, err := web.Scope(r).SaveView(r.Context(), name, norm.Encode())
 	var ve validate.Errors
 	if errors.As(err, &ve) {
-		s.listRefusal(w, r, queryHref("/leads", norm), func(m *leadsview.List) {
+		s.listRefusal(w, r, web.QueryHref("/leads", norm), func(m *leadsview.List) {
 			m.SaveName = name
 			for _, key := range ve {
 				m.SaveError = key
@@ -875,10 +856,10 @@ func (s *server) handleSavedViewSavePage(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "views.saved"))
+	s.web.Flash(r, "views.saved")
 	http.Redirect(w, r, leadsview.SavedViewHref(*v), http.StatusSeeOther)
 }
 
@@ -888,16 +869,16 @@ func parseQuery(q string) url.Values {
 }
 
 func (s *server) handleSavedViewDeletePage(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteSavedView(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteSavedView(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "views.deleted"))
+	s.web.Flash(r, "views.deleted")
 	http.Redirect(w, r, "/leads", http.StatusSeeOther)
 }
 
@@ -906,24 +887,9 @@ func (s *server) handleSavedViewDeletePage(w http.ResponseWriter, r *http.Reques
 // boardColumnSize is how many cards a column loads at a time.
 const boardColumnSize = 50
 
-// pageWithScript renders a page that needs a page script (board.js). htmx navigation
-// swaps only #main and runs no scripts, so such a page is loaded in full instead.
-func (s *server) pageWithScript(w http.ResponseWriter, r *http.Request, status int, title string, body templ.Component, script string) {
-	if isFragment(r) {
-		w.Header().Set("HX-Redirect", r.URL.RequestURI())
-		w.WriteHeader(http.StatusOK)
-		return
-	}
-	sh := s.shell(r, title)
-	if src := s.assets.URL(script); src != "" {
-		sh.Scripts = append(sh.Scripts, src)
-	}
-	s.render(w, r, status, layout.Page(sh, body))
-}
-
 // board starts the board's view model: every stage as a move choice.
 func (s *server) board(r *http.Request, stages []store.Master) leadsview.Board {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	b := leadsview.Board{CanUpdate: p.Perms.Allows(auth.FeatureLeads, auth.Update), Now: time.Now()}
 	for _, st := range stages {
 		b.Stages = append(b.Stages, components.Option{Value: strconv.FormatInt(st.ID, 10), Label: st.Name})
@@ -932,54 +898,54 @@ func (s *server) board(r *http.Request, stages []store.Master) leadsview.Board {
 }
 
 func (s *server) handleBoardPage(w http.ResponseWriter, r *http.Request) {
-	if isFragment(r) {
-		s.pageWithScript(w, r, http.StatusOK, "", nil, "")
+	if web.IsFragment(r) {
+		s.web.PageWithScript(w, r, http.StatusOK, "", nil, "")
 		return
 	}
 	ctx := r.Context()
-	scope := principalFrom(ctx).Scope(s.db)
+	scope := web.CallerFrom(ctx).Scope()
 	stages, err := scope.Masters(ctx, store.KindStage)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	b := s.board(r, stages)
 	for _, st := range stages {
 		page, err := scope.ListLeads(ctx, store.LeadQuery{StageIDs: []int64{st.ID}, Limit: boardColumnSize})
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		b.Columns = append(b.Columns, leadsview.BoardColumn{Stage: st, Page: page, MoreHref: leadsview.MoreHref(st.ID, page.Next)})
 	}
-	s.pageWithScript(w, r, http.StatusOK, tr(r, "board.title"), leadsview.BoardPage(b), "board.js")
+	s.web.PageWithScript(w, r, http.StatusOK, web.T(r, "board.title"), leadsview.BoardPage(b), "board.js")
 }
 
 // handleBoardMore serves a column's next cards: appended by htmx, or as a page of their own.
 func (s *server) handleBoardMore(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	scope := principalFrom(ctx).Scope(s.db)
-	stage, err := scope.Master(ctx, store.KindStage, intParam(r, "stage_id"))
+	scope := web.CallerFrom(ctx).Scope()
+	stage, err := scope.Master(ctx, store.KindStage, web.IntParam(r, "stage_id"))
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	page, err := scope.ListLeads(ctx, store.LeadQuery{StageIDs: []int64{stage.ID}, Limit: boardColumnSize, After: r.URL.Query().Get("after")})
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	stages, err := scope.Masters(ctx, store.KindStage)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	b := s.board(r, stages)
 	more := leadsview.MoreHref(stage.ID, page.Next)
 	w.Header().Add("Vary", "HX-Request")
 	if r.Header.Get("HX-Request") == "true" {
-		s.render(w, r, http.StatusOK, leadsview.MoreFragment(b, stage.ID, page.Rows, more))
+		s.web.Render(w, r, http.StatusOK, leadsview.MoreFragment(b, stage.ID, page.Rows, more))
 		return
 	}
-	s.page(w, r, http.StatusOK, stage.Name+" · "+tr(r, "board.title"), leadsview.MorePage(b, *stage, page.Rows, more))
+	s.web.Page(w, r, http.StatusOK, stage.Name+" · "+web.T(r, "board.title"), leadsview.MorePage(b, *stage, page.Rows, more))
 }

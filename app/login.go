@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"crm/app/auth"
 	"crm/app/store"
+	"crm/app/web"
 	authview "crm/views/auth"
 )
 
@@ -20,7 +19,7 @@ func (s *server) signIn(ctx context.Context, email, password, ip string) (*store
 	account := strings.ToLower(strings.TrimSpace(email))
 	if wait := s.throttle.Wait(account, ip); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
-		return nil, &httpError{status: http.StatusTooManyRequests, msgID: "auth.throttled", args: []any{"Seconds", secs}}
+		return nil, &web.Error{Status: http.StatusTooManyRequests, MsgID: "auth.throttled", Args: []any{"Seconds", secs}}
 	}
 	login, err := s.db.FindLogin(ctx, account)
 	switch {
@@ -33,72 +32,49 @@ func (s *server) signIn(ctx context.Context, email, password, ip string) (*store
 		return login, nil
 	}
 	s.throttle.Fail(account, ip)
-	return nil, &httpError{status: http.StatusUnauthorized, msgID: "auth.invalid"}
-}
-
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
-// startSession rotates the session token (no fixation) and stores the caller in it.
-func (s *server) startSession(ctx context.Context, login *store.Login, long bool) error {
-	if err := s.sessions.RenewToken(ctx); err != nil {
-		return err
-	}
-	s.sessions.Put(ctx, sessUserID, login.User.ID)
-	s.sessions.Put(ctx, sessTenantID, login.TenantID)
-	s.sessions.Put(ctx, sessSeen, time.Now().UnixMilli())
-	if long {
-		s.sessions.Put(ctx, sessLong, true)
-		s.sessions.SetDeadline(ctx, time.Now().Add(s.cfg.MobileSessionLifetime))
-	}
-	return nil
+	return nil, &web.Error{Status: http.StatusUnauthorized, MsgID: "auth.invalid"}
 }
 
 func (s *server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
-	next := safeNext(r.URL.Query().Get("next"), "/home")
-	if principalFrom(r.Context()) != nil {
+	next := web.SafeNext(r.URL.Query().Get("next"), "/home")
+	if web.Caller(r) != nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	s.bare(w, r, http.StatusOK, "", authview.Login(authview.LoginForm{Next: next}))
+	s.web.Bare(w, r, http.StatusOK, "", authview.Login(authview.LoginForm{Next: next}))
 }
 
 func (s *server) handleLoginSubmit(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		s.fail(w, r, badRequest("error.form", err))
+		s.web.Fail(w, r, web.BadRequest("error.form", err))
 		return
 	}
-	form := authview.LoginForm{Email: r.PostForm.Get("email"), Next: safeNext(r.PostForm.Get("next"), "/home")}
-	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), clientIP(r))
+	form := authview.LoginForm{Email: r.PostForm.Get("email"), Next: web.SafeNext(r.PostForm.Get("next"), "/home")}
+	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
 	if err != nil {
-		var he *httpError
+		var he *web.Error
 		if !errors.As(err, &he) {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		form.Error = s.message(r, he)
-		if he.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(he.args[1].(int)))
+		form.Error = web.Message(r, he)
+		if he.Status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		s.bare(w, r, he.status, "", authview.Login(form))
+		s.web.Bare(w, r, he.Status, "", authview.Login(form))
 		return
 	}
-	if err := s.startSession(r.Context(), login, false); err != nil {
-		s.fail(w, r, err)
+	if err := s.web.StartSession(r.Context(), login.TenantID, login.User.ID, false); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, form.Next, http.StatusSeeOther)
 }
 
 func (s *server) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if err := s.sessions.Destroy(r.Context()); err != nil {
-		s.fail(w, r, err)
+	if err := s.web.EndSession(r.Context()); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
@@ -117,45 +93,45 @@ type loginData struct {
 
 func (s *server) handleAPILogin(w http.ResponseWriter, r *http.Request) {
 	var req loginRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &req); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	login, err := s.signIn(r.Context(), req.Email, req.Password, clientIP(r))
+	login, err := s.signIn(r.Context(), req.Email, req.Password, web.ClientIP(r))
 	if err != nil {
-		var he *httpError
-		if errors.As(err, &he) && he.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(he.args[1].(int)))
+		var he *web.Error
+		if errors.As(err, &he) && he.Status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	scope := s.db.Tenant(login.TenantID, login.User.ID)
 	token, err := scope.CreateToken(r.Context(), login.User.ID)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	tenant, err := s.db.TenantByID(r.Context(), login.TenantID)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "auth.signedIn", loginData{Token: token, User: login.User, Tenant: tenant})
+	s.web.OK(w, r, http.StatusOK, "auth.signedIn", loginData{Token: token, User: login.User, Tenant: tenant})
 }
 
 func (s *server) handleAPILogout(w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	if p.Token != "" {
-		if err := p.Scope(s.db).RevokeToken(r.Context(), p.Token); err != nil {
-			s.fail(w, r, err)
+		if err := p.Scope().RevokeToken(r.Context(), p.Token); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-	} else if err := s.sessions.Destroy(r.Context()); err != nil {
-		s.fail(w, r, err)
+	} else if err := s.web.EndSession(r.Context()); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "auth.signedOut", nil)
+	s.web.OK(w, r, http.StatusOK, "auth.signedOut", nil)
 }
 
 type meData struct {
@@ -166,8 +142,8 @@ type meData struct {
 }
 
 func (s *server) handleAPIMe(w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
-	s.ok(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: localeOf(r), Permissions: p.Perms})
+	p := web.Caller(r)
+	s.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: p.Perms})
 }
 
 type allowedData struct {
@@ -176,10 +152,10 @@ type allowedData struct {
 }
 
 func (s *server) handleAllowedFeatures(w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
+	p := web.Caller(r)
 	features := p.Perms.Allowed()
 	if features == nil {
 		features = []auth.Feature{}
 	}
-	s.ok(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: p.Perms})
+	s.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: p.Perms})
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"crm/app/store"
+	"crm/app/web"
 )
 
 // dropdownItem is the spec's dropdown shape.
@@ -15,16 +16,16 @@ type dropdownItem struct {
 // handleDropdown lists one kind of master as label/value pairs, in display order.
 func (s *server) handleDropdown(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ms, err := principalFrom(r.Context()).Scope(s.db).Masters(r.Context(), kind)
+		ms, err := web.Scope(r).Masters(r.Context(), kind)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		out := make([]dropdownItem, 0, len(ms))
 		for _, m := range ms {
 			out = append(out, dropdownItem{Label: m.Name, Value: m.ID})
 		}
-		s.ok(w, r, http.StatusOK, "ok", out)
+		s.web.OK(w, r, http.StatusOK, "ok", out)
 	}
 }
 
@@ -51,44 +52,44 @@ type masterJSON struct {
 
 func (s *server) handleMasterList(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		scope := principalFrom(r.Context()).Scope(s.db)
+		scope := web.Scope(r)
 		ms, err := scope.Masters(r.Context(), kind)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		out := make([]masterJSON, 0, len(ms))
 		for i := range ms {
 			n, err := scope.MasterUsage(r.Context(), &ms[i])
 			if err != nil {
-				s.fail(w, r, err)
+				s.web.Fail(w, r, err)
 				return
 			}
 			out = append(out, masterJSON{Master: &ms[i], LeadCount: n})
 		}
-		s.ok(w, r, http.StatusOK, "ok", listData[masterJSON]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
+		s.web.OK(w, r, http.StatusOK, "ok", web.List[masterJSON]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
 	}
 }
 
 func (s *server) handleMasterView(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		scope := principalFrom(r.Context()).Scope(s.db)
+		scope := web.Scope(r)
 		m, err := scope.Master(r.Context(), kind, id)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		n, err := scope.MasterUsage(r.Context(), m)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusOK, "ok", masterJSON{Master: m, LeadCount: n})
+		s.web.OK(w, r, http.StatusOK, "ok", masterJSON{Master: m, LeadCount: n})
 	}
 }
 
@@ -99,52 +100,52 @@ type masterPayload struct {
 func (s *server) handleMasterCreate(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p masterPayload
-		if err := decodeJSON(w, r, &p); err != nil {
-			s.fail(w, r, err)
+		if err := web.DecodeJSON(w, r, &p); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-		m, err := principalFrom(r.Context()).Scope(s.db).CreateMaster(r.Context(), kind, p.Name)
+		m, err := web.Scope(r).CreateMaster(r.Context(), kind, p.Name)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusCreated, "masters.created", masterJSON{Master: m})
+		s.web.OK(w, r, http.StatusCreated, "masters.created", masterJSON{Master: m})
 	}
 }
 
 func (s *server) handleMasterUpdate(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		var p masterPayload
-		if err := decodeJSON(w, r, &p); err != nil {
-			s.fail(w, r, err)
+		if err := web.DecodeJSON(w, r, &p); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-		m, err := principalFrom(r.Context()).Scope(s.db).UpdateMaster(r.Context(), kind, id, p.Name)
+		m, err := web.Scope(r).UpdateMaster(r.Context(), kind, id, p.Name)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusOK, "masters.updated", masterJSON{Master: m})
+		s.web.OK(w, r, http.StatusOK, "masters.updated", masterJSON{Master: m})
 	}
 }
 
 func (s *server) handleMasterDelete(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := pathID(r)
+		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		if err := principalFrom(r.Context()).Scope(s.db).DeleteMaster(r.Context(), kind, id); err != nil {
-			s.fail(w, r, err)
+		if err := web.Scope(r).DeleteMaster(r.Context(), kind, id); err != nil {
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.ok(w, r, http.StatusOK, "masters.deleted", nil)
+		s.web.OK(w, r, http.StatusOK, "masters.deleted", nil)
 	}
 }
 
@@ -154,36 +155,36 @@ type orderPayload struct {
 
 func (s *server) handleStageOrder(w http.ResponseWriter, r *http.Request) {
 	var p orderPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).ReorderMasters(r.Context(), store.KindStage, p.IDs); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).ReorderMasters(r.Context(), store.KindStage, p.IDs); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "stages.reordered", nil)
+	s.web.OK(w, r, http.StatusOK, "stages.reordered", nil)
 }
 
 func (s *server) handleStageSettingsView(w http.ResponseWriter, r *http.Request) {
-	st, err := principalFrom(r.Context()).Scope(s.db).StageSettings(r.Context())
+	st, err := web.Scope(r).StageSettings(r.Context())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", st)
+	s.web.OK(w, r, http.StatusOK, "ok", st)
 }
 
 func (s *server) handleStageSettingsUpdate(w http.ResponseWriter, r *http.Request) {
 	var st store.StageSettings
-	if err := decodeJSON(w, r, &st); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &st); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	st, err := principalFrom(r.Context()).Scope(s.db).UpdateStageSettings(r.Context(), st)
+	st, err := web.Scope(r).UpdateStageSettings(r.Context(), st)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "stages.settingsSaved", st)
+	s.web.OK(w, r, http.StatusOK, "stages.settingsSaved", st)
 }

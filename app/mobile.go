@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"crm/app/i18n"
+	"crm/app/web"
 	"crm/locales"
 	authview "crm/views/auth"
 	mobileview "crm/views/mobile"
@@ -84,16 +85,16 @@ func (s *server) handleMobileScreen(w http.ResponseWriter, r *http.Request) {
 		Scope:      "/m/",
 	})
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	s.render(w, r, http.StatusOK, mobileview.Shell(s.mobileShell(r, lang), string(props)))
+	s.web.Render(w, r, http.StatusOK, mobileview.Shell(s.mobileShell(r, lang), string(props)))
 }
 
 func (s *server) mobileShell(r *http.Request, lang string) mobileview.Page {
 	return mobileview.Page{Lang: lang, Title: i18n.T(r.Context(), "mobile.title"),
-		CSS: s.assets.URL("mobilecss.css"), JS: s.assets.URL("mobile.js")}
+		CSS: s.web.Assets.URL("mobilecss.css"), JS: s.web.Assets.URL("mobile.js")}
 }
 
 // handleMobileRedirect sends /m, /m/ and any unknown /m/… path to the lead list.
@@ -102,8 +103,8 @@ func (s *server) handleMobileRedirect(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) handleMobileLoginPage(w http.ResponseWriter, r *http.Request) {
-	next := safeNext(r.URL.Query().Get("next"), mobileHome)
-	if principalFrom(r.Context()) != nil {
+	next := web.SafeNext(r.URL.Query().Get("next"), mobileHome)
+	if web.Caller(r) != nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
@@ -111,34 +112,34 @@ func (s *server) handleMobileLoginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) mobileLoginForm(w http.ResponseWriter, r *http.Request, status int, f authview.LoginForm) {
-	s.render(w, r, status, mobileview.Login(s.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
+	s.web.Render(w, r, status, mobileview.Login(s.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
 }
 
 // handleMobileLoginSubmit signs in with a long-lived session and goes back to `next`.
 func (s *server) handleMobileLoginSubmit(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		s.fail(w, r, badRequest("error.form", err))
+		s.web.Fail(w, r, web.BadRequest("error.form", err))
 		return
 	}
 	form := authview.LoginForm{Email: r.PostForm.Get("email"), Action: mobileLogin,
-		Next: safeNext(r.PostForm.Get("next"), mobileHome)}
-	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), clientIP(r))
+		Next: web.SafeNext(r.PostForm.Get("next"), mobileHome)}
+	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
 	if err != nil {
-		var he *httpError
+		var he *web.Error
 		if !errors.As(err, &he) {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		form.Error = s.message(r, he)
-		if he.status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(he.args[1].(int)))
+		form.Error = web.Message(r, he)
+		if he.Status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		s.mobileLoginForm(w, r, he.status, form)
+		s.mobileLoginForm(w, r, he.Status, form)
 		return
 	}
-	if err := s.startSession(r.Context(), login, true); err != nil {
-		s.fail(w, r, err)
+	if err := s.web.StartSession(r.Context(), login.TenantID, login.User.ID, true); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, form.Next, http.StatusSeeOther)
@@ -148,16 +149,16 @@ func (s *server) handleMobileLoginSubmit(w http.ResponseWriter, r *http.Request)
 // the list of files it keeps for offline use. The list names the content-hashed bundles,
 // so every new build changes the worker and the browser installs the new one.
 func (s *server) handleMobileServiceWorker(w http.ResponseWriter, r *http.Request) {
-	body, err := s.assets.Open("sw.js")
+	body, err := s.web.Assets.Open("sw.js")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	precache := append(slices.Clone(mobileScreens), s.assets.URL("mobile.js"), s.assets.URL("mobilecss.css"),
+	precache := append(slices.Clone(mobileScreens), s.web.Assets.URL("mobile.js"), s.web.Assets.URL("mobilecss.css"),
 		apiPrefix+"/config.json", mobileLocaleURL(mobileLanguage(r)))
 	list, err := json.Marshal(precache)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	h := w.Header()
@@ -174,12 +175,12 @@ func (s *server) handleMobileServiceWorker(w http.ResponseWriter, r *http.Reques
 func (s *server) handleMobileLocale(w http.ResponseWriter, r *http.Request) {
 	lang, ok := strings.CutSuffix(chi.URLParam(r, "file"), ".json")
 	if !ok || !slices.Contains(mobileLanguages, lang) {
-		s.fail(w, r, errNotFound)
+		s.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
 	b, err := fs.ReadFile(locales.FS, "mobile/"+lang+".json")
 	if err != nil {
-		s.fail(w, r, errNotFound)
+		s.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
 	h := w.Header()
@@ -319,12 +320,12 @@ func (s *server) handleMobileConfig(w http.ResponseWriter, r *http.Request) {
 			AddLeadAddress: mobileAddLeadAddress, Login: mobileLogin, LocalesURL: "/locales/mobile/",
 			LocalesVersion: mobileLocalesVersion(), ServiceWorker: "/m/sw.js"},
 	}
-	if p := principalFrom(ctx); p != nil {
+	if p := web.CallerFrom(ctx); p != nil {
 		cfg.User.SignedIn = true
 		cfg.Tenant = configTenant{ID: p.Tenant.ID, Name: p.Tenant.Name}
 		cfg.Company.Name = p.Tenant.Name
 	}
 	// Static for minutes at a time: the browser (and the service worker through it) may reuse it.
 	w.Header().Set("Cache-Control", "private, max-age=300")
-	s.ok(w, r, http.StatusOK, "ok", cfg)
+	s.web.OK(w, r, http.StatusOK, "ok", cfg)
 }

@@ -49,7 +49,7 @@ func yamlToJSON(doc []byte) ([]byte, error) {
 func (s *server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	doc, err := openAPIDocument()
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	h := w.Header()

@@ -6,6 +6,7 @@ import (
 
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 )
 
 // reminderPayload is a reminder as the API takes it; due_at is an RFC 3339 time.
@@ -32,93 +33,93 @@ func (p reminderPayload) input() (store.ReminderInput, error) {
 
 func (s *server) handleReminderCreate(w http.ResponseWriter, r *http.Request) {
 	var p reminderPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	in, err := p.input()
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	if p.LeadID == 0 {
-		s.fail(w, r, validate.Errors{"lead_id": validate.KeyRequired})
+		s.web.Fail(w, r, validate.Errors{"lead_id": validate.KeyRequired})
 		return
 	}
-	rm, err := principalFrom(r.Context()).Scope(s.db).CreateReminder(r.Context(), p.LeadID, in)
+	rm, err := web.Scope(r).CreateReminder(r.Context(), p.LeadID, in)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusCreated, "reminders.created", rm)
+	s.web.OK(w, r, http.StatusCreated, "reminders.created", rm)
 }
 
 func (s *server) handleReminderUpdate(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	var p reminderPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	in, err := p.input()
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	rm, err := principalFrom(r.Context()).Scope(s.db).UpdateReminder(r.Context(), id, in)
+	rm, err := web.Scope(r).UpdateReminder(r.Context(), id, in)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "reminders.updated", rm)
+	s.web.OK(w, r, http.StatusOK, "reminders.updated", rm)
 }
 
 func (s *server) handleReminderView(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	rm, err := principalFrom(r.Context()).Scope(s.db).ReminderView(r.Context(), id)
+	rm, err := web.Scope(r).ReminderView(r.Context(), id)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", rm)
+	s.web.OK(w, r, http.StatusOK, "ok", rm)
 }
 
 func (s *server) handleReminderDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteReminder(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteReminder(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "reminders.deleted", nil)
+	s.web.OK(w, r, http.StatusOK, "reminders.deleted", nil)
 }
 
 func (s *server) handleReminderList(w http.ResponseWriter, r *http.Request) {
-	rows, err := principalFrom(r.Context()).Scope(s.db).Reminders(r.Context(), intParam(r, "lead_id"))
+	rows, err := web.Scope(r).Reminders(r.Context(), web.IntParam(r, "lead_id"))
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", listData[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: len(rows)})
+	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: len(rows)})
 }
 
 // handleNotifications lists the caller's due reminders (the header's notifications).
 func (s *server) handleNotifications(w http.ResponseWriter, r *http.Request) {
-	rows, err := principalFrom(r.Context()).Scope(s.db).DueReminders(r.Context(), 50)
+	rows, err := web.Scope(r).DueReminders(r.Context(), 50)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", listData[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: 50})
+	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: 50})
 }

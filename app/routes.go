@@ -10,6 +10,7 @@ import (
 
 	"crm/app/auth"
 	"crm/app/store"
+	"crm/app/web"
 )
 
 // routes is the one map of the URL surface: public, signed-in pages, and /v1/api.
@@ -19,26 +20,26 @@ func (s *server) routes() http.Handler {
 	if s.cfg.TrustProxy {
 		r.Use(middleware.RealIP)
 	}
-	r.Use(s.metrics.middleware)
-	r.Use(s.accessLog)
-	r.Use(s.recoverPanics)
-	r.Use(securityHeaders)
+	r.Use(s.metrics.Middleware)
+	r.Use(s.web.AccessLog)
+	r.Use(s.web.RecoverPanics)
+	r.Use(web.SecurityHeaders)
 	r.Use(middleware.Compress(5, "text/html", "text/css", "application/javascript", "text/javascript",
 		"application/json", "image/svg+xml", "application/manifest+json"))
 
 	// Process-level endpoints: no session, no language.
 	r.Get("/healthz", s.handleHealth)
 	r.Get("/readyz", s.handleReady)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
-	r.Method(http.MethodGet, "/static/build/*", s.assets.Handler())
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	r.Method(http.MethodGet, "/static/build/*", s.web.Assets.Handler())
 
 	// Everything else: forgery protection, session, caller, language.
 	r.Group(func(r chi.Router) {
-		r.Use(s.crossOriginProtection().Handler)
+		r.Use(s.web.CrossOriginProtection().Handler)
 		r.Use(middleware.Timeout(30 * time.Second))
-		r.Use(s.sessions.LoadAndSave)
-		r.Use(s.authenticate)
-		r.Use(s.localize)
+		r.Use(s.web.Sessions.LoadAndSave)
+		r.Use(s.web.Authenticate)
+		r.Use(s.web.Localize)
 		r.NotFound(s.handleNotFound)
 		r.MethodNotAllowed(s.handleMethodNotAllowed)
 
@@ -48,12 +49,12 @@ func (s *server) routes() http.Handler {
 		r.Post("/language", s.handleLanguage)
 
 		r.Group(func(r chi.Router) {
-			r.Use(s.requireAuth)
+			r.Use(s.web.RequireAuth)
 			r.Post("/logout", s.handleLogout)
-			r.With(s.can(auth.FeatureDashboard, auth.View)).Get("/home", s.handleHome)
+			r.With(s.web.Can(auth.FeatureDashboard, auth.View)).Get("/home", s.handleHome)
 
 			// Admin lead and settings pages (app/leads_pages.go, app/settings_pages.go).
-			leadPage := func(a auth.Action) func(http.Handler) http.Handler { return s.can(auth.FeatureLeads, a) }
+			leadPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureLeads, a) }
 			r.With(leadPage(auth.View)).Get("/leads", s.handleLeadsPage)
 			r.With(leadPage(auth.Update)).Post("/leads/bulk/update", s.handleLeadsBulkUpdate)
 			r.With(leadPage(auth.Delete)).Post("/leads/bulk/delete", s.handleLeadsBulkDelete)
@@ -70,7 +71,7 @@ func (s *server) routes() http.Handler {
 			r.With(leadPage(auth.Update)).Post("/leads/{id}/status", s.handleLeadFieldPage(store.FieldStatus))
 			r.With(leadPage(auth.Delete)).Get("/leads/{id}/delete", s.handleLeadDeletePage)
 			r.With(leadPage(auth.Delete)).Post("/leads/{id}/delete", s.handleLeadDeleteSubmit)
-			settingsPage := func(a auth.Action) func(http.Handler) http.Handler { return s.can(auth.FeatureSettings, a) }
+			settingsPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureSettings, a) }
 			r.With(settingsPage(auth.View)).Get("/settings", s.handleSettingsHome)
 			r.With(settingsPage(auth.View)).Get("/settings/masters/{kind}", s.handleMastersPage)
 			r.With(settingsPage(auth.Create)).Post("/settings/masters/{kind}", s.handleMasterAddPage)
@@ -82,7 +83,7 @@ func (s *server) routes() http.Handler {
 			r.With(settingsPage(auth.Update)).Post("/settings/stages", s.handleStageSettingsSubmit)
 
 			// Client, document and reminder pages (app/clients_pages.go, app/lead_extras_pages.go).
-			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.can(auth.FeatureClients, a) }
+			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }
 			r.With(clientPage(auth.View)).Get("/clients", s.handleClientsPage)
 			r.With(clientPage(auth.Update)).Post("/clients/bulk/owner", s.handleClientsBulkOwner)
 			r.With(clientPage(auth.Delete)).Post("/clients/bulk/delete", s.handleClientsBulkDelete)
@@ -98,7 +99,7 @@ func (s *server) routes() http.Handler {
 				entity, base string
 				feature      auth.Feature
 			}{{store.EntityLead, "/leads", auth.FeatureLeads}, {store.EntityClient, "/clients", auth.FeatureClients}} {
-				can := func(a auth.Action) func(http.Handler) http.Handler { return s.can(d.feature, a) }
+				can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(d.feature, a) }
 				r.With(can(auth.Create)).Post(d.base+"/{id}/documents", s.handleDocumentUploadPage(d.entity))
 				r.With(can(auth.Update)).Get(d.base+"/{id}/documents/{docID}/edit", s.handleDocumentEditPage(d.entity))
 				r.With(can(auth.Update)).Post(d.base+"/{id}/documents/{docID}/edit", s.handleDocumentEditPage(d.entity))
@@ -126,7 +127,7 @@ func (s *server) routes() http.Handler {
 		r.Get("/locales/mobile/{file}", s.handleMobileLocale)
 		r.Get("/v1/api/config.json", s.handleMobileConfig)
 		r.Group(func(r chi.Router) {
-			r.Use(s.requireAuth)
+			r.Use(s.web.RequireAuth)
 			for _, path := range mobileScreens {
 				r.Get(path, s.handleMobileScreen)
 			}
@@ -139,20 +140,20 @@ func (s *server) routes() http.Handler {
 			r.Post("/auth/login", s.handleAPILogin)
 			r.Get("/openapi.json", s.handleOpenAPI)
 			r.Group(func(r chi.Router) {
-				r.Use(s.requireAuth)
+				r.Use(s.web.RequireAuth)
 				r.Post("/auth/logout", s.handleAPILogout)
 				r.Get("/auth/me", s.handleAPIMe)
 				r.Get("/get-allow-feature", s.handleAllowedFeatures)
 
-				leadsView := s.can(auth.FeatureLeads, auth.View)
+				leadsView := s.web.Can(auth.FeatureLeads, auth.View)
 				r.With(leadsView).Get("/lead/list-customer-lead", s.handleLeadList)
 				r.With(leadsView).Get("/lead/view-customer-lead/{id}", s.handleLeadView)
 				r.With(leadsView).Get("/lead/logo/{id}", s.handleLeadLogo)
-				r.With(s.can(auth.FeatureLeads, auth.Create)).Post("/lead/create-customer-lead", s.handleLeadCreate)
-				r.With(s.can(auth.FeatureLeads, auth.Delete)).Delete("/lead/delete-customer-lead/{id}", s.handleLeadDelete)
+				r.With(s.web.Can(auth.FeatureLeads, auth.Create)).Post("/lead/create-customer-lead", s.handleLeadCreate)
+				r.With(s.web.Can(auth.FeatureLeads, auth.Delete)).Delete("/lead/delete-customer-lead/{id}", s.handleLeadDelete)
 
-				leadsUpdate := s.can(auth.FeatureLeads, auth.Update)
-				leadsDelete := s.can(auth.FeatureLeads, auth.Delete)
+				leadsUpdate := s.web.Can(auth.FeatureLeads, auth.Update)
+				leadsDelete := s.web.Can(auth.FeatureLeads, auth.Delete)
 				r.With(leadsUpdate).Put("/lead/update-customer-lead/{id}", s.handleLeadUpdate)
 				r.With(leadsUpdate).Patch("/lead/update-stage-customer-lead/{id}", s.handleLeadSetField(store.FieldStage))
 				r.With(leadsUpdate).Patch("/lead/update-status-customer-lead/{id}", s.handleLeadSetField(store.FieldStatus))
@@ -167,13 +168,13 @@ func (s *server) routes() http.Handler {
 				r.With(leadsView).Delete("/lead/delete-saved-view/{id}", s.handleSavedViewDelete)
 
 				// Lead conversion, documents and reminders ("remainders" in the spec's paths).
-				leadsCreate := s.can(auth.FeatureLeads, auth.Create)
-				r.With(s.can(auth.FeatureClients, auth.Create), leadsUpdate).Post("/lead/convert-to-client/{id}", s.handleLeadConvert)
+				leadsCreate := s.web.Can(auth.FeatureLeads, auth.Create)
+				r.With(s.web.Can(auth.FeatureClients, auth.Create), leadsUpdate).Post("/lead/convert-to-client/{id}", s.handleLeadConvert)
 				for _, d := range []struct {
 					entity  string
 					feature auth.Feature
 				}{{store.EntityLead, auth.FeatureLeads}, {store.EntityClient, auth.FeatureClients}} {
-					can := func(a auth.Action) func(http.Handler) http.Handler { return s.can(d.feature, a) }
+					can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(d.feature, a) }
 					r.With(can(auth.Create)).Post("/"+d.entity+"/create-document/{id}", s.handleDocumentUpload(d.entity))
 					r.With(can(auth.View)).Get("/"+d.entity+"/list-document/{id}", s.handleDocumentList(d.entity))
 					r.With(can(auth.View)).Get("/"+d.entity+"/view-document/{id}", s.handleDocumentView(d.entity))
@@ -189,7 +190,7 @@ func (s *server) routes() http.Handler {
 				r.Get("/notifications", s.handleNotifications)
 
 				// Clients.
-				clients := func(a auth.Action) func(http.Handler) http.Handler { return s.can(auth.FeatureClients, a) }
+				clients := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }
 				r.With(clients(auth.Create)).Post("/client/create-customer-client", s.handleClientCreate)
 				r.With(clients(auth.Update)).Put("/client/update-customer-client/{id}", s.handleClientUpdate)
 				r.With(clients(auth.View)).Get("/client/view-customer-client/{id}", s.handleClientView)
@@ -199,13 +200,13 @@ func (s *server) routes() http.Handler {
 				r.With(clients(auth.Delete)).Delete("/client/delete-customer-client", s.handleClientDeleteMany)
 
 				// Dashboards (app/dashboard.go): figures of a period in the caller's record scope.
-				dashboardView := s.can(auth.FeatureDashboard, auth.View)
-				r.With(dashboardView, s.can(auth.FeatureLeads, auth.View)).Get("/lead/dashboard/lead", s.handleLeadDashboard)
-				r.With(dashboardView, s.can(auth.FeatureLeads, auth.View)).Get("/lead/dashboard/lead-overview", s.handleLeadOverview)
-				r.With(dashboardView, s.can(auth.FeatureClients, auth.View)).Get("/client/dashboard/client", s.handleClientDashboard)
+				dashboardView := s.web.Can(auth.FeatureDashboard, auth.View)
+				r.With(dashboardView, s.web.Can(auth.FeatureLeads, auth.View)).Get("/lead/dashboard/lead", s.handleLeadDashboard)
+				r.With(dashboardView, s.web.Can(auth.FeatureLeads, auth.View)).Get("/lead/dashboard/lead-overview", s.handleLeadOverview)
+				r.With(dashboardView, s.web.Can(auth.FeatureClients, auth.View)).Get("/client/dashboard/client", s.handleClientDashboard)
 
 				// Masters (Settings area); their dropdowns serve anyone working with leads.
-				settings := func(a auth.Action) func(http.Handler) http.Handler { return s.can(auth.FeatureSettings, a) }
+				settings := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureSettings, a) }
 				for _, fam := range masterFamilies {
 					r.With(leadsView).Get("/dropdown-"+fam.path, s.handleDropdown(fam.kind))
 					r.With(settings(auth.View)).Get("/list-"+fam.path, s.handleMasterList(fam.kind))
@@ -226,11 +227,11 @@ func (s *server) routes() http.Handler {
 		// Each import handler checks the permission for the import's entity (create to import,
 		// delete to undo); another user's or tenant's import is not found.
 		r.Group(func(r chi.Router) {
-			r.Use(s.requireAuth)
-			r.With(s.can(auth.FeatureLeads, auth.View)).Get("/leads/export.csv", s.handleLeadExport)
-			r.With(s.can(auth.FeatureLeads, auth.View)).Get("/v1/api/lead/export-customer-lead", s.handleLeadExport)
-			r.With(s.can(auth.FeatureClients, auth.View)).Get("/clients/export.csv", s.handleClientExport)
-			r.With(s.can(auth.FeatureClients, auth.View)).Get("/v1/api/client/export-customer-client", s.handleClientExport)
+			r.Use(s.web.RequireAuth)
+			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/leads/export.csv", s.handleLeadExport)
+			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/v1/api/lead/export-customer-lead", s.handleLeadExport)
+			r.With(s.web.Can(auth.FeatureClients, auth.View)).Get("/clients/export.csv", s.handleClientExport)
+			r.With(s.web.Can(auth.FeatureClients, auth.View)).Get("/v1/api/client/export-customer-client", s.handleClientExport)
 			r.Get("/imports", s.handleImportsPage)
 			r.Get("/imports/new", s.handleImportNewPage)
 			r.Post("/imports/new", s.handleImportUploadPage)
@@ -252,8 +253,10 @@ func (s *server) routes() http.Handler {
 	return r
 }
 
-func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) { s.fail(w, r, errNotFound) }
+func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	s.web.Fail(w, r, web.ErrNotFound)
+}
 
 func (s *server) handleMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	s.fail(w, r, &httpError{status: http.StatusMethodNotAllowed, msgID: "error.methodNotAllowed"})
+	s.web.Fail(w, r, &web.Error{Status: http.StatusMethodNotAllowed, MsgID: "error.methodNotAllowed"})
 }

@@ -4,15 +4,16 @@ import (
 	"net/http"
 
 	"crm/app/store"
+	"crm/app/web"
 )
 
 func (s *server) handleSavedViewList(w http.ResponseWriter, r *http.Request) {
-	views, err := principalFrom(r.Context()).Scope(s.db).SavedViews(r.Context())
+	views, err := web.Scope(r).SavedViews(r.Context())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "ok", listData[store.SavedView]{Result: views, Total: int64(len(views)), Page: 1, Limit: len(views)})
+	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.SavedView]{Result: views, Total: int64(len(views)), Page: 1, Limit: len(views)})
 }
 
 type savedViewPayload struct {
@@ -22,27 +23,27 @@ type savedViewPayload struct {
 
 func (s *server) handleSavedViewCreate(w http.ResponseWriter, r *http.Request) {
 	var p savedViewPayload
-	if err := decodeJSON(w, r, &p); err != nil {
-		s.fail(w, r, err)
+	if err := web.DecodeJSON(w, r, &p); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	v, err := principalFrom(r.Context()).Scope(s.db).SaveView(r.Context(), p.Name, p.Query)
+	v, err := web.Scope(r).SaveView(r.Context(), p.Name, p.Query)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusCreated, "views.saved", v)
+	s.web.OK(w, r, http.StatusCreated, "views.saved", v)
 }
 
 func (s *server) handleSavedViewDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := principalFrom(r.Context()).Scope(s.db).DeleteSavedView(r.Context(), id); err != nil {
-		s.fail(w, r, err)
+	if err := web.Scope(r).DeleteSavedView(r.Context(), id); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.ok(w, r, http.StatusOK, "views.deleted", nil)
+	s.web.OK(w, r, http.StatusOK, "views.deleted", nil)
 }

@@ -8,13 +8,12 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/alexedwards/scs/v2"
-
 	"crm/app/assets"
 	"crm/app/auth"
 	"crm/app/files"
 	"crm/app/i18n"
 	"crm/app/store"
+	"crm/app/web"
 )
 
 // Config is what an operator can set about the HTTP side.
@@ -29,8 +28,6 @@ type Config struct {
 	MobileSessionLifetime time.Duration
 	// TrustProxy takes the client address from X-Forwarded-For / X-Real-IP.
 	TrustProxy bool
-	// ImportPause is a rest between two batches of a CSV import (see importer.Runner).
-	ImportPause time.Duration
 }
 
 // DefaultConfig is a sensible production configuration.
@@ -42,6 +39,20 @@ func DefaultConfig() Config {
 	}
 }
 
+// withDefaults fills each unset duration from DefaultConfig, keeping every field set.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	for _, f := range []struct{ v, def *time.Duration }{
+		{&c.SessionIdle, &d.SessionIdle}, {&c.SessionLifetime, &d.SessionLifetime},
+		{&c.MobileSessionLifetime, &d.MobileSessionLifetime},
+	} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	return c
+}
+
 // Deps are the server's collaborators, passed in explicitly.
 type Deps struct {
 	Config   Config
@@ -50,45 +61,35 @@ type Deps struct {
 	I18n     *i18n.Bundle
 	Assets   *assets.Assets
 	Files    files.Store
+	Imports  *importer.Runner    // required: the process's one import runner
 	Throttle *auth.LoginThrottle // nil: the production policy
 }
 
 type server struct {
 	cfg      Config
+	web      *web.Kit
 	db       *store.DB
-	log      *slog.Logger
-	i18n     *i18n.Bundle
-	assets   *assets.Assets
 	files    files.Store
-	sessions *scs.SessionManager
 	throttle *auth.LoginThrottle
-	metrics  *metrics
-	imports  importer.Runner
+	metrics  *web.Metrics
+	imports  *importer.Runner
 }
 
 // NewServer builds the whole HTTP handler.
 func NewServer(d Deps) http.Handler {
-	s := &server{cfg: d.Config, db: d.DB, log: d.Log, i18n: d.I18n, assets: d.Assets, files: d.Files,
-		throttle: d.Throttle, metrics: newMetrics(),
-		imports: importer.Runner{DB: d.DB, Log: d.Log, Pause: d.Config.ImportPause}}
+	if d.Imports == nil {
+		panic("app.NewServer: Deps.Imports is required")
+	}
+	cfg := d.Config.withDefaults()
+	s := &server{cfg: cfg, db: d.DB, files: d.Files, throttle: d.Throttle, metrics: web.NewMetrics(), imports: d.Imports}
 	if s.throttle == nil {
 		s.throttle = auth.NewLoginThrottle()
 	}
-	if s.cfg.SessionLifetime == 0 {
-		s.cfg = DefaultConfig()
-		s.cfg.SecureCookies = d.Config.SecureCookies
-		s.cfg.TrustProxy = d.Config.TrustProxy
-	}
-	sm := scs.New()
-	sm.Store = d.DB.Sessions()
-	sm.Lifetime = s.cfg.SessionLifetime
-	sm.HashTokenInStore = true
-	sm.Cookie.Name = "crm_session"
-	sm.Cookie.HttpOnly = true
-	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = s.cfg.SecureCookies
-	sm.Cookie.Persist = true
-	sm.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }
-	s.sessions = sm
+	wcfg := web.Config{SecureCookies: cfg.SecureCookies, SessionIdle: cfg.SessionIdle,
+		SessionLifetime: cfg.SessionLifetime, MobileSessionLifetime: cfg.MobileSessionLifetime}
+	s.web = &web.Kit{Config: wcfg, DB: d.DB, Log: d.Log, I18n: d.I18n, Assets: d.Assets,
+		Sessions: web.NewSessions(d.DB, wcfg), Nav: navigation}
+	s.web.ShellHook = s.dueReminders
+	s.web.Sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.web.Fail(w, r, err) }
 	return s.routes()
 }

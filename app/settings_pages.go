@@ -12,6 +12,7 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/validate"
+	"crm/app/web"
 	"crm/views/components"
 	settingsview "crm/views/settings"
 )
@@ -28,15 +29,15 @@ func (s *server) handleSettingsHome(w http.ResponseWriter, r *http.Request) {
 func pathKind(r *http.Request) (store.MasterKind, error) {
 	k := store.MasterKind(chi.URLParam(r, "kind"))
 	if !slices.Contains(settingsview.Kinds, k) {
-		return "", errNotFound
+		return "", web.ErrNotFound
 	}
 	return k, nil
 }
 
 // mastersModel loads a master list with the number of leads using each entry.
 func (s *server) mastersModel(r *http.Request, kind store.MasterKind) (*settingsview.Masters, error) {
-	p := principalFrom(r.Context())
-	scope := p.Scope(s.db)
+	p := web.Caller(r)
+	scope := p.Scope()
 	ms, err := scope.Masters(r.Context(), kind)
 	if err != nil {
 		return nil, err
@@ -56,23 +57,23 @@ func (s *server) mastersModel(r *http.Request, kind store.MasterKind) (*settings
 
 // renderMasters shows a master list; the stage list carries board.js for ordering by drag.
 func (s *server) renderMasters(w http.ResponseWriter, r *http.Request, status int, m *settingsview.Masters) {
-	title := tr(r, "settingsPage.kind."+string(m.Kind)) + " · " + tr(r, "settingsPage.title")
+	title := web.T(r, "settingsPage.kind."+string(m.Kind)) + " · " + web.T(r, "settingsPage.title")
 	if m.Ordered && m.CanUpdate {
-		s.pageWithScript(w, r, status, title, settingsview.MastersPage(*m), "board.js")
+		s.web.PageWithScript(w, r, status, title, settingsview.MastersPage(*m), "board.js")
 		return
 	}
-	s.page(w, r, status, title, settingsview.MastersPage(*m))
+	s.web.Page(w, r, status, title, settingsview.MastersPage(*m))
 }
 
 func (s *server) handleMastersPage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	m, err := s.mastersModel(r, kind)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.renderMasters(w, r, http.StatusOK, m)
@@ -96,19 +97,19 @@ func fieldError(err error, field string) (string, bool) {
 func (s *server) handleMasterAddPage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	name := r.PostFormValue("name")
-	_, err = principalFrom(r.Context()).Scope(s.db).CreateMaster(r.Context(), kind, name)
+	_, err = web.Scope(r).CreateMaster(r.Context(), kind, name)
 	if key, refused := fieldError(err, "name"); refused {
 		m, err := s.mastersModel(r, kind)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		m.AddName, m.AddError = name, key
@@ -116,34 +117,34 @@ func (s *server) handleMasterAddPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "masters.created"))
+	s.web.Flash(r, "masters.created")
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
 func (s *server) handleMasterRenamePage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	name := r.PostFormValue("name")
-	_, err = principalFrom(r.Context()).Scope(s.db).UpdateMaster(r.Context(), kind, id, name)
+	_, err = web.Scope(r).UpdateMaster(r.Context(), kind, id, name)
 	if key, refused := fieldError(err, "name"); refused {
 		m, err := s.mastersModel(r, kind)
 		if err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
 		for i := range m.Rows {
@@ -155,10 +156,10 @@ func (s *server) handleMasterRenamePage(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "masters.updated"))
+	s.web.Flash(r, "masters.updated")
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
@@ -167,22 +168,22 @@ func (s *server) handleMasterRenamePage(w http.ResponseWriter, r *http.Request) 
 func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil || kind != store.KindStage {
-		s.fail(w, r, errNotFound)
+		s.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
-	scope := principalFrom(r.Context()).Scope(s.db)
+	scope := web.Scope(r)
 	ms, err := scope.Masters(r.Context(), kind)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	ids := make([]int64, len(ms))
@@ -194,7 +195,7 @@ func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if at < 0 {
-		s.fail(w, r, errNotFound)
+		s.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
 	to := at - 1
@@ -204,10 +205,10 @@ func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
 	if to >= 0 && to < len(ids) {
 		ids[at], ids[to] = ids[to], ids[at]
 		if err := scope.ReorderMasters(r.Context(), kind, ids); err != nil {
-			s.fail(w, r, err)
+			s.web.Fail(w, r, err)
 			return
 		}
-		s.sessions.Put(r.Context(), sessFlash, tr(r, "stages.reordered"))
+		s.web.Flash(r, "stages.reordered")
 	}
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
@@ -216,10 +217,10 @@ func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
 func (s *server) masterConfirm(r *http.Request, kind store.MasterKind, m *store.Master, refusal string) templ.Component {
 	back := settingsview.Href(kind)
 	return components.Confirm(components.ConfirmModel{
-		Title:   tr(r, "settingsPage.deleteTitle", "Name", m.Name),
-		Message: tr(r, "settingsPage.deleteMessage", "Name", m.Name),
+		Title:   web.T(r, "settingsPage.deleteTitle", "Name", m.Name),
+		Message: web.T(r, "settingsPage.deleteMessage", "Name", m.Name),
 		Error:   refusal, Action: back + "/" + strconv.FormatInt(m.ID, 10) + "/delete",
-		Confirm: tr(r, "settingsPage.delete"), CancelHref: back, Cancel: tr(r, "settingsPage.back"), Danger: true})
+		Confirm: web.T(r, "settingsPage.delete"), CancelHref: back, Cancel: web.T(r, "settingsPage.back"), Danger: true})
 }
 
 // masterOf loads the master named by the path.
@@ -228,11 +229,11 @@ func (s *server) masterOf(r *http.Request) (store.MasterKind, *store.Master, err
 	if err != nil {
 		return "", nil, err
 	}
-	id, err := pathID(r)
+	id, err := web.PathID(r, "id")
 	if err != nil {
 		return "", nil, err
 	}
-	m, err := principalFrom(r.Context()).Scope(s.db).Master(r.Context(), kind, id)
+	m, err := web.Scope(r).Master(r.Context(), kind, id)
 	return kind, m, err
 }
 
@@ -240,10 +241,10 @@ func (s *server) masterOf(r *http.Request) (store.MasterKind, *store.Master, err
 func deleteRefusal(r *http.Request, err error) (string, int) {
 	var inUse *store.InUseError
 	if errors.As(err, &inUse) {
-		return tr(r, "masters.inUse", "Count", inUse.Count), http.StatusConflict
+		return web.T(r, "masters.inUse", "Count", inUse.Count), http.StatusConflict
 	}
 	if key, refused := fieldError(err, "id"); refused {
-		return tr(r, "validation."+key), http.StatusUnprocessableEntity
+		return web.T(r, "validation."+key), http.StatusUnprocessableEntity
 	}
 	return "", 0
 }
@@ -251,38 +252,38 @@ func deleteRefusal(r *http.Request, err error) (string, int) {
 func (s *server) handleMasterDeletePage(w http.ResponseWriter, r *http.Request) {
 	kind, m, err := s.masterOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	// Say up front when the entry is still in use, rather than after the click.
-	n, err := principalFrom(r.Context()).Scope(s.db).MasterUsage(r.Context(), m)
+	n, err := web.Scope(r).MasterUsage(r.Context(), m)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	refusal := ""
 	if n > 0 {
-		refusal = tr(r, "masters.inUse", "Count", n)
+		refusal = web.T(r, "masters.inUse", "Count", n)
 	}
-	s.page(w, r, http.StatusOK, tr(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
+	s.web.Page(w, r, http.StatusOK, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
 }
 
 func (s *server) handleMasterDeleteSubmit(w http.ResponseWriter, r *http.Request) {
 	kind, m, err := s.masterOf(r)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	err = principalFrom(r.Context()).Scope(s.db).DeleteMaster(r.Context(), kind, m.ID)
+	err = web.Scope(r).DeleteMaster(r.Context(), kind, m.ID)
 	if refusal, status := deleteRefusal(r, err); refusal != "" {
-		s.page(w, r, status, tr(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
+		s.web.Page(w, r, status, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "masters.deleted"))
+	s.web.Flash(r, "masters.deleted")
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
@@ -290,21 +291,21 @@ func (s *server) handleMasterDeleteSubmit(w http.ResponseWriter, r *http.Request
 var stageSettingsFields = []string{"default_stage_id", "won_stage_id", "lost_stage_id"}
 
 func (s *server) renderStageSettings(w http.ResponseWriter, r *http.Request, status int, values, errs map[string]string) {
-	p := principalFrom(r.Context())
-	stages, err := p.Scope(s.db).Masters(r.Context(), store.KindStage)
+	p := web.Caller(r)
+	stages, err := p.Scope().Masters(r.Context(), store.KindStage)
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.page(w, r, status, tr(r, "settingsPage.stageSettings")+" · "+tr(r, "settingsPage.title"),
+	s.web.Page(w, r, status, web.T(r, "settingsPage.stageSettings")+" · "+web.T(r, "settingsPage.title"),
 		settingsview.StageSettingsPage(settingsview.StageSettings{Stages: stages, Values: values, Errors: errs,
 			CanUpdate: p.Perms.Allows(auth.FeatureSettings, auth.Update)}))
 }
 
 func (s *server) handleStageSettingsPage(w http.ResponseWriter, r *http.Request) {
-	st, err := principalFrom(r.Context()).Scope(s.db).StageSettings(r.Context())
+	st, err := web.Scope(r).StageSettings(r.Context())
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
 	s.renderStageSettings(w, r, http.StatusOK, map[string]string{"default_stage_id": strconv.FormatInt(st.DefaultStageID, 10),
@@ -312,8 +313,8 @@ func (s *server) handleStageSettingsPage(w http.ResponseWriter, r *http.Request)
 }
 
 func (s *server) handleStageSettingsSubmit(w http.ResponseWriter, r *http.Request) {
-	if err := readSmallForm(w, r); err != nil {
-		s.fail(w, r, err)
+	if err := web.ReadForm(w, r); err != nil {
+		s.web.Fail(w, r, err)
 		return
 	}
 	values := map[string]string{}
@@ -322,7 +323,7 @@ func (s *server) handleStageSettingsSubmit(w http.ResponseWriter, r *http.Reques
 		values[f] = r.PostFormValue(f)
 		ids[f], _ = strconv.ParseInt(values[f], 10, 64)
 	}
-	_, err := principalFrom(r.Context()).Scope(s.db).UpdateStageSettings(r.Context(), store.StageSettings{
+	_, err := web.Scope(r).UpdateStageSettings(r.Context(), store.StageSettings{
 		DefaultStageID: ids["default_stage_id"], WonStageID: ids["won_stage_id"], LostStageID: ids["lost_stage_id"]})
 	var ve validate.Errors
 	if errors.As(err, &ve) {
@@ -330,9 +331,9 @@ func (s *server) handleStageSettingsSubmit(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.web.Fail(w, r, err)
 		return
 	}
-	s.sessions.Put(r.Context(), sessFlash, tr(r, "stages.settingsSaved"))
+	s.web.Flash(r, "stages.settingsSaved")
 	http.Redirect(w, r, "/settings/stages", http.StatusSeeOther)
 }

@@ -105,7 +105,8 @@ func TestImportThroughput(t *testing.T) {
 			}
 			s := db.Tenant(tn.ID, u.ID)
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
-			runner := importer.Runner{DB: db, Log: log}
+			runner := importer.NewRunner(db, log, 0)
+			defer runner.Close()
 			timed := func(what string, rows int, im *store.Import) *store.Import {
 				t.Helper()
 				run, cpu := time.Now(), cpuTime()
@@ -263,7 +264,7 @@ func TestImportResumesAfterItsRunnerStopped(t *testing.T) {
 			t.Fatalf("to run once quiet: %v %v", refs, err)
 		}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		if err := (importer.Runner{DB: db, Log: log}).Resume(ctx, ref, time.Now().Add(time.Second)); err != nil {
+		if err := importer.NewRunner(db, log, 0).Resume(ctx, ref, time.Now().Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.Import(ctx, im.ID)
@@ -294,7 +295,8 @@ func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
 		}
 		s := db.Tenant(tn.ID, u.ID)
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		runner := importer.Runner{DB: db, Log: log}
+		runner := importer.NewRunner(db, log, 0)
+		defer runner.Close()
 		const n = 1200
 		seed := upload(t, s, store.EntityLead, GenerateCSV(n, 0))
 		if _, err := s.QueueImport(ctx, seed.ID, seed.Mapping, store.ModeCreate, store.MatchEmail); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"crm/app/auth"
@@ -26,31 +27,53 @@ const (
 	errFile      = "imports.error.file"
 )
 
-// Runner carries imports out against one database.
+// Runner carries imports out against one database. Build it once with NewRunner and
+// share it: the imports it starts and its sweep stop when Close is called.
 type Runner struct {
 	DB  *store.DB
 	Log *slog.Logger
 	// Pause is a rest between two batches, so that a large import leaves the database to
 	// the people using it (and, in tests, so its progress can be watched on any machine).
 	Pause time.Duration
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewRunner is a runner whose background work lasts until Close.
+func NewRunner(db *store.DB, log *slog.Logger, pause time.Duration) *Runner {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Runner{DB: db, Log: log, Pause: pause, ctx: ctx, cancel: cancel}
+}
+
+// Close stops the runner's background work and waits for it: an import cut short stays
+// running in the database, and the next process's Work resumes it from its last batch.
+func (r *Runner) Close() {
+	r.cancel()
+	r.wg.Wait()
 }
 
 // Start runs an import (or its undo) in a goroutine of its own that outlives the request
 // which asked for it; Work picks it up again if the process stops first.
-func (r Runner) Start(ref store.ImportRef) {
+func (r *Runner) Start(ref store.ImportRef) {
+	r.wg.Add(1)
 	go func() {
-		if err := r.Run(context.Background(), ref); err != nil {
+		defer r.wg.Done()
+		if err := r.Run(r.ctx, ref); err != nil && r.ctx.Err() == nil {
 			r.Log.Error("import", "tenant", ref.TenantID, "import", ref.ID, "err", err)
 		}
 	}()
 }
 
 // Work runs queued imports and undos, and resumes those whose runner stopped (a restart,
-// a crash), every interval until ctx ends. Several processes may share a database: an
+// a crash), every interval until Close. Several processes may share a database: an
 // import has one runner at a time, and one that went quiet for store.ImportStaleAfter is
 // taken over from its last committed batch.
-func (r Runner) Work(ctx context.Context, every time.Duration) {
-	db, log := r.DB, r.Log
+func (r *Runner) Work(every time.Duration) {
+	r.wg.Add(1)
+	defer r.wg.Done()
+	ctx, db, log := r.ctx, r.DB, r.Log
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -82,13 +105,13 @@ func newClaim() string {
 // are now; a user who lost them, or any other failure, ends it as failed — every batch
 // before stays applied and recorded, so the import can still be undone. When ctx ends,
 // the import is left running, for Work to resume.
-func (r Runner) Run(ctx context.Context, ref store.ImportRef) error {
+func (r *Runner) Run(ctx context.Context, ref store.ImportRef) error {
 	return r.Resume(ctx, ref, time.Now().Add(-store.ImportStaleAfter))
 }
 
 // Resume is Run that also takes over an import whose runner has committed nothing since
 // quietSince, carrying it on from its last committed batch.
-func (r Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince time.Time) error {
+func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince time.Time) error {
 	db := r.DB
 	im, err := db.ClaimImport(ctx, ref, newClaim(), quietSince)
 	if err != nil || im == nil {
@@ -164,7 +187,7 @@ func Allowed(p auth.Permissions, im *store.Import, undo bool) bool {
 var errUnreadable = errors.New("importer: stored file unreadable")
 
 // rest waits r.Pause between batches, or less if ctx ends.
-func (r Runner) rest(ctx context.Context) error {
+func (r *Runner) rest(ctx context.Context) error {
 	if r.Pause <= 0 {
 		return nil
 	}
@@ -178,7 +201,7 @@ func (r Runner) rest(ctx context.Context) error {
 	}
 }
 
-func (r Runner) runImport(ctx context.Context, s store.Scope, im *store.Import) error {
+func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import) error {
 	content, err := s.ImportContent(ctx, im.ID)
 	if err != nil {
 		return err
@@ -226,7 +249,7 @@ func (r Runner) runImport(ctx context.Context, s store.Scope, im *store.Import) 
 	return flush()
 }
 
-func (r Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
+func (r *Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
 	for {
 		more, err := s.UndoImportBatch(ctx, im, UndoBatchSize)
 		if err != nil || !more {

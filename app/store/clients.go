@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -197,7 +196,7 @@ func (s Scope) DeleteClient(ctx context.Context, id int64) error {
 }
 
 // ErrAlreadyConverted refuses a second conversion of the same lead.
-var ErrAlreadyConverted = errors.New("lead already converted")
+var ErrAlreadyConverted error = &ruleError{text: "lead already converted", msgID: "clients.alreadyConverted"}
 
 // ConvertLead makes a client from a reachable lead in one transaction: the client takes the
 // lead's fields and is linked to it, the lead moves to the won stage, and both journeys

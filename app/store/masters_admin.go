@@ -22,6 +22,9 @@ func (e *InUseError) Error() string {
 	return fmt.Sprintf("%s used by %d leads", e.Kind, e.Count)
 }
 
+// Refusal names the message a user reads.
+func (e *InUseError) Refusal() (string, []any) { return "masters.inUse", []any{"Count", e.Count} }
+
 // MasterKinds lists every kind of master.
 var MasterKinds = []MasterKind{KindStage, KindStatus, KindSource, KindType, KindTitle, KindBusinessType}
 

@@ -16,6 +16,19 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
+// Refusal is a rule's refusal that names the message a user reads (a message id and its
+// template arguments); the HTTP layer answers it with 409 and that message.
+type Refusal interface {
+	error
+	Refusal() (msgID string, args []any)
+}
+
+// ruleError is a Refusal without arguments.
+type ruleError struct{ text, msgID string }
+
+func (e *ruleError) Error() string            { return e.text }
+func (e *ruleError) Refusal() (string, []any) { return e.msgID, nil }
+
 // Owned is embedded in every tenant-owned model; Scope fills it on insert.
 type Owned struct {
 	TenantID int64 `bun:"tenant_id,pk" json:"-"`

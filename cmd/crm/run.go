@@ -305,8 +305,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("files: %w", err)
 	}
 	cfg := app.Config{SecureCookies: *secure, TrustProxy: *trustProxy, SessionIdle: *idle,
-		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile, ImportPause: *importPause}
-	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore})
+		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile}
+	// One import runner: requests start imports on it, its sweep resumes interrupted ones,
+	// and Close stops both before the database closes.
+	imports := importer.NewRunner(db, log, *importPause)
+	defer imports.Close()
+	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore, Imports: imports})
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -316,7 +320,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
-	go importer.Runner{DB: db, Log: log, Pause: *importPause}.Work(ctx, 5*time.Second) // CSV imports: queued ones, and resuming interrupted ones
+	go imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "CRM is running at %s (database: %s)\n", url2, db.Dialect)

@@ -1,0 +1,68 @@
+// Package web is the HTTP kit every handler package builds on, with no knowledge of any
+// resource: rendering (full page, htmx fragment, JSON envelope), the one error classifier,
+// the caller (Principal, Scope), parameter and form parsing, sessions and the middleware.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"crm/app/assets"
+	"crm/app/auth"
+	"crm/app/i18n"
+	"crm/app/store"
+	"crm/views/layout"
+)
+
+// Config is what an operator can set about sessions and cookies.
+type Config struct {
+	// SecureCookies marks cookies Secure; set it when served over HTTPS.
+	SecureCookies bool
+	// SessionIdle ends a session after this long without a request.
+	SessionIdle time.Duration
+	// SessionLifetime ends a session this long after sign-in, whatever its use.
+	SessionLifetime time.Duration
+	// MobileSessionLifetime is the longer idle and absolute limit of a mobile sign-in.
+	MobileSessionLifetime time.Duration
+}
+
+// NavEntry is an area of the admin and the permission that shows it in the navigation.
+type NavEntry struct {
+	LabelID string
+	Href    string
+	Feature auth.Feature
+	Action  auth.Action // the action the entry needs on Feature; View when empty
+}
+
+// Kit is the shared machinery of every handler: built once by the server and passed to
+// each handler package.
+type Kit struct {
+	Config   Config
+	DB       *store.DB
+	Log      *slog.Logger
+	I18n     *i18n.Bundle
+	Assets   *assets.Assets
+	Sessions *scs.SessionManager
+	// Nav is the admin navigation, in menu order.
+	Nav []NavEntry
+	// ShellHook adds what a resource shows in every signed-in page's shell (the due
+	// reminders count); nil for none.
+	ShellHook func(r *http.Request, sh *layout.Shell)
+}
+
+// NewSessions builds the session manager over the store's sessions table.
+func NewSessions(db *store.DB, cfg Config) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = db.Sessions()
+	sm.Lifetime = cfg.SessionLifetime
+	sm.HashTokenInStore = true
+	sm.Cookie.Name = "crm_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = cfg.SecureCookies
+	sm.Cookie.Persist = true
+	return sm
+}

@@ -1,0 +1,166 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"crm/app/i18n"
+	"crm/app/validate"
+	"crm/views/errorpage"
+	"crm/views/layout"
+)
+
+// Envelope is the one JSON shape every API answer has.
+type Envelope struct {
+	Status  int             `json:"status"`
+	Message string          `json:"message"`
+	Data    any             `json:"data,omitempty"`
+	Errors  validate.Errors `json:"errors,omitempty"`
+}
+
+// List is the data of every list answer.
+type List[T any] struct {
+	Result []T   `json:"result"`
+	Total  int64 `json:"total"`
+	Page   int   `json:"page"`
+	Limit  int   `json:"limit"`
+}
+
+// WantsJSON reports whether the caller gets the JSON envelope rather than HTML.
+func WantsJSON(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/v1/api") ||
+		strings.Contains(r.Header.Get("Accept"), "application/json") && !strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// IsFragment reports whether htmx asked for the page's main content only.
+func IsFragment(r *http.Request) bool {
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") == "main"
+}
+
+// JSON writes the envelope with status.
+func (k *Kit) JSON(w http.ResponseWriter, status int, env Envelope) {
+	env.Status = status
+	b, err := json.Marshal(env)
+	if err != nil {
+		k.Log.Error("encode json", "err", err)
+		status, b = http.StatusInternalServerError, []byte(`{"status":500,"message":"Internal Server Error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// OK answers a JSON call with a message id (translated) and data.
+func (k *Kit) OK(w http.ResponseWriter, r *http.Request, status int, msgID string, data any) {
+	k.JSON(w, status, Envelope{Message: T(r, msgID), Data: data})
+}
+
+// Page renders a view inside the admin shell: the whole page, or only the main content
+// when htmx asks for it. The body is rendered into a buffer first, so a template error
+// becomes a clean error page instead of half a page.
+func (k *Kit) Page(w http.ResponseWriter, r *http.Request, status int, title string, body templ.Component) {
+	var c templ.Component
+	if IsFragment(r) {
+		c = layout.Fragment(title, body)
+	} else {
+		c = layout.Page(k.Shell(r, title), body)
+	}
+	k.Render(w, r, status, c)
+}
+
+// PageWithScript renders a page that needs a page script (board.js). htmx navigation
+// swaps only #main and runs no scripts, so such a page is loaded in full instead.
+func (k *Kit) PageWithScript(w http.ResponseWriter, r *http.Request, status int, title string, body templ.Component, script string) {
+	if IsFragment(r) {
+		w.Header().Set("HX-Redirect", r.URL.RequestURI())
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	sh := k.Shell(r, title)
+	if src := k.Assets.URL(script); src != "" {
+		sh.Scripts = append(sh.Scripts, src)
+	}
+	k.Render(w, r, status, layout.Page(sh, body))
+}
+
+// Bare renders a view in the minimal layout used before sign-in.
+func (k *Kit) Bare(w http.ResponseWriter, r *http.Request, status int, title string, body templ.Component) {
+	k.Render(w, r, status, layout.Bare(k.BareShell(r, title), body))
+}
+
+// Render writes a component as HTML with status, through a buffer.
+func (k *Kit) Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		k.Logger(r).Error("render", "err", err, "path", r.URL.Path)
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = io.Copy(w, &buf)
+}
+
+// Fail renders any error: the JSON envelope for API callers, the error page otherwise.
+// Internal details go to the log with the request id, never to the client.
+func (k *Kit) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, msgID, args, fields := Classify(err)
+	if status >= 500 {
+		k.Logger(r).Error("request failed", "err", err, "method", r.Method, "path", r.URL.Path)
+	}
+	if status == http.StatusUnauthorized && !WantsJSON(r) {
+		k.RedirectToLogin(w, r)
+		return
+	}
+	msg := T(r, msgID, args...)
+	if WantsJSON(r) {
+		k.JSON(w, status, Envelope{Message: msg, Errors: fields})
+		return
+	}
+	view := errorpage.Error(status, msg)
+	if Caller(r) != nil {
+		k.Page(w, r, status, msg, view)
+	} else {
+		k.Bare(w, r, status, msg, view)
+	}
+}
+
+// Message translates an Error for the request.
+func Message(r *http.Request, e *Error) string { return T(r, e.MsgID, e.Args...) }
+
+// RedirectToLogin sends a browser to the sign-in page, remembering where it was going.
+func (k *Kit) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
+	target := "/login"
+	if strings.HasPrefix(r.URL.Path, "/m/") {
+		target = "/m/login"
+	}
+	next := r.URL.RequestURI()
+	if r.Method == http.MethodGet && next != "/" {
+		target += "?next=" + url.QueryEscape(next)
+	}
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", target)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// Logger is the request-scoped logger with the request id.
+func (k *Kit) Logger(r *http.Request) *slog.Logger {
+	return k.Log.With("request_id", middleware.GetReqID(r.Context()))
+}
+
+// T translates a message id for the request.
+func T(r *http.Request, id string, args ...any) string { return i18n.T(r.Context(), id, args...) }
+
+// Locale is the request's language.
+func Locale(r *http.Request) string { return i18n.Locale(r.Context()) }
