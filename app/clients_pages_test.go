@@ -6,56 +6,57 @@ import (
 	"strings"
 	"testing"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 )
 
 // clientLocation is the client page a redirect leads to, or fails the test.
-func clientLocation(t *testing.T, r *response) string {
+func clientLocation(t *testing.T, r *apptest.Response) string {
 	t.Helper()
-	loc := r.header.Get("Location")
-	if r.status != 303 || !strings.HasPrefix(loc, "/clients/") {
-		t.Fatalf("want a redirect to a client page, got %d %q: %.300s", r.status, loc, r.body)
+	loc := r.Header.Get("Location")
+	if r.Status != 303 || !strings.HasPrefix(loc, "/clients/") {
+		t.Fatalf("want a redirect to a client page, got %d %q: %.300s", r.Status, loc, r.Body)
 	}
 	return loc
 }
 
 func TestClientPagesConvertFromLeadPage(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		api := e.apiClient(f.Admin.Email)
-		b := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		api := e.APIClient(f.Admin.Email)
+		b := e.Browser(f.Admin.Email)
 		id := newLead(t, api, "Convert Me")
-		lead := b.get(fmt.Sprintf("/leads/%d", id))
-		if lead.status != 200 || !strings.Contains(lead.body, `data-testid="lead-convert"`) {
-			t.Fatalf("lead page has no convert button: %d %.500s", lead.status, lead.body)
+		lead := b.Get(fmt.Sprintf("/leads/%d", id))
+		if lead.Status != 200 || !strings.Contains(lead.Body, `data-testid="lead-convert"`) {
+			t.Fatalf("lead page has no convert button: %d %.500s", lead.Status, lead.Body)
 		}
-		r := b.form(fmt.Sprintf("/leads/%d/convert", id), url.Values{})
+		r := b.Form(fmt.Sprintf("/leads/%d/convert", id), url.Values{})
 		loc := clientLocation(t, r)
-		page := b.get(loc)
-		if page.status != 200 || !strings.Contains(page.body, "Lead converted to a client") || !strings.Contains(page.body, "Convert Me") ||
-			!strings.Contains(page.body, fmt.Sprintf(`href="/leads/%d"`, id)) || !strings.Contains(page.body, `data-testid="client-journey"`) {
-			t.Fatalf("client page after convert: %d %.2000s", page.status, page.body)
+		page := b.Get(loc)
+		if page.Status != 200 || !strings.Contains(page.Body, "Lead converted to a client") || !strings.Contains(page.Body, "Convert Me") ||
+			!strings.Contains(page.Body, fmt.Sprintf(`href="/leads/%d"`, id)) || !strings.Contains(page.Body, `data-testid="client-journey"`) {
+			t.Fatalf("client page after convert: %d %.2000s", page.Status, page.Body)
 		}
 		// The lead page now links to its client; a second conversion lands on the same client.
-		lead = b.get(fmt.Sprintf("/leads/%d", id))
-		if strings.Contains(lead.body, `data-testid="lead-convert"`) || !strings.Contains(lead.body, `href="`+loc+`"`) {
-			t.Fatalf("converted lead page: %.1500s", lead.body)
+		lead = b.Get(fmt.Sprintf("/leads/%d", id))
+		if strings.Contains(lead.Body, `data-testid="lead-convert"`) || !strings.Contains(lead.Body, `href="`+loc+`"`) {
+			t.Fatalf("converted lead page: %.1500s", lead.Body)
 		}
-		again := b.form(fmt.Sprintf("/leads/%d/convert", id), url.Values{})
-		if clientLocation(t, again) != loc || !strings.Contains(b.get(loc).body, "already been converted") {
-			t.Fatalf("second convert: %d %v", again.status, again.header)
+		again := b.Form(fmt.Sprintf("/leads/%d/convert", id), url.Values{})
+		if clientLocation(t, again) != loc || !strings.Contains(b.Get(loc).Body, "already been converted") {
+			t.Fatalf("second convert: %d %v", again.Status, again.Header)
 		}
 		// The list shows it; search and sort work; empty search says so.
-		list := b.get("/clients?search=convert&sort=name")
-		if list.status != 200 || !strings.Contains(list.body, `href="`+loc+`"`) {
-			t.Fatalf("client list: %d %.1000s", list.status, list.body)
+		list := b.Get("/clients?search=convert&sort=name")
+		if list.Status != 200 || !strings.Contains(list.Body, `href="`+loc+`"`) {
+			t.Fatalf("client list: %d %.1000s", list.Status, list.Body)
 		}
-		if none := b.get("/clients?search=nobody-here"); !strings.Contains(none.body, `data-testid="clients-empty"`) {
-			t.Fatalf("empty search: %.800s", none.body)
+		if none := b.Get("/clients?search=nobody-here"); !strings.Contains(none.Body, `data-testid="clients-empty"`) {
+			t.Fatalf("empty search: %.800s", none.Body)
 		}
 		// Header: the Clients entry in the navigation.
-		if !strings.Contains(list.body, `href="/clients"`) {
+		if !strings.Contains(list.Body, `href="/clients"`) {
 			t.Fatal("no Clients entry in the navigation")
 		}
 	})
@@ -63,90 +64,90 @@ func TestClientPagesConvertFromLeadPage(t *testing.T) {
 
 func TestClientPagesCreateEditDelete(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		b := e.browser(f.Admin.Email)
-		if r := b.get("/clients/new"); r.status != 200 || !strings.Contains(r.body, `data-testid="client-form"`) {
-			t.Fatalf("new form: %d", r.status)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		b := e.Browser(f.Admin.Email)
+		if r := b.Get("/clients/new"); r.Status != 200 || !strings.Contains(r.Body, `data-testid="client-form"`) {
+			t.Fatalf("new form: %d", r.Status)
 		}
-		bad := b.form("/clients/new", url.Values{"customer_name": {"Zed"}, "company_email": {"nope"}, "company_phone_number": {"12"}})
-		if bad.status != 422 || !strings.Contains(bad.body, `data-testid="error-company_email"`) || !strings.Contains(bad.body, `value="Zed"`) {
-			t.Fatalf("refused form: %d %.1500s", bad.status, bad.body)
+		bad := b.Form("/clients/new", url.Values{"customer_name": {"Zed"}, "company_email": {"nope"}, "company_phone_number": {"12"}})
+		if bad.Status != 422 || !strings.Contains(bad.Body, `data-testid="error-company_email"`) || !strings.Contains(bad.Body, `value="Zed"`) {
+			t.Fatalf("refused form: %d %.1500s", bad.Status, bad.Body)
 		}
-		ok := b.form("/clients/new", url.Values{"customer_name": {"Zed"}, "company_name": {"Zed Ltd"}, "company_email": {"zed@example.com"},
+		ok := b.Form("/clients/new", url.Values{"customer_name": {"Zed"}, "company_name": {"Zed Ltd"}, "company_email": {"zed@example.com"},
 			"company_dial_code": {"+91"}, "company_phone_number": {"0123456789"}})
 		loc := clientLocation(t, ok)
-		if r := b.get(loc); !strings.Contains(r.body, "Client created successfully") || !strings.Contains(r.body, "Zed Ltd") {
-			t.Fatalf("client page: %.1000s", r.body)
+		if r := b.Get(loc); !strings.Contains(r.Body, "Client created successfully") || !strings.Contains(r.Body, "Zed Ltd") {
+			t.Fatalf("client page: %.1000s", r.Body)
 		}
-		if r := b.get(loc + "/edit"); r.status != 200 || !strings.Contains(r.body, `value="zed@example.com"`) {
-			t.Fatalf("edit form: %d", r.status)
+		if r := b.Get(loc + "/edit"); r.Status != 200 || !strings.Contains(r.Body, `value="zed@example.com"`) {
+			t.Fatalf("edit form: %d", r.Status)
 		}
-		up := b.form(loc+"/edit", url.Values{"customer_name": {"Zed Two"}, "company_name": {"Zed Ltd"}, "company_email": {"zed@example.com"},
+		up := b.Form(loc+"/edit", url.Values{"customer_name": {"Zed Two"}, "company_name": {"Zed Ltd"}, "company_email": {"zed@example.com"},
 			"company_dial_code": {"+91"}, "company_phone_number": {"0123456789"}})
-		if clientLocation(t, up) != loc || !strings.Contains(b.get(loc).body, "Zed Two") {
+		if clientLocation(t, up) != loc || !strings.Contains(b.Get(loc).Body, "Zed Two") {
 			t.Fatal("update did not land")
 		}
 		// The client page takes documents too.
-		if r := b.uploadFiles(loc+"/documents", "id", upload{"id.pdf", pdfBytes}); r.status != 303 {
-			t.Fatalf("client upload: %d %.300s", r.status, r.body)
+		if r := b.UploadFiles(loc+"/documents", "id", apptest.Upload{Name: "id.pdf", Data: pdfBytes}); r.Status != 303 {
+			t.Fatalf("client upload: %d %.300s", r.Status, r.Body)
 		}
-		if r := b.get(loc); strings.Count(r.body, `data-testid="document"`) != 1 || !strings.Contains(r.body, "/v1/api/client/download-document/") {
-			t.Fatalf("client documents: %.2000s", r.body)
+		if r := b.Get(loc); strings.Count(r.Body, `data-testid="document"`) != 1 || !strings.Contains(r.Body, "/v1/api/client/download-document/") {
+			t.Fatalf("client documents: %.2000s", r.Body)
 		}
-		if r := b.get(loc + "/delete"); r.status != 200 || !strings.Contains(r.body, `data-testid="confirm"`) {
-			t.Fatalf("delete confirmation: %d", r.status)
+		if r := b.Get(loc + "/delete"); r.Status != 200 || !strings.Contains(r.Body, `data-testid="confirm"`) {
+			t.Fatalf("delete confirmation: %d", r.Status)
 		}
-		if r := b.form(loc+"/delete", url.Values{}); r.status != 303 || r.header.Get("Location") != "/clients" {
-			t.Fatalf("delete: %d %v", r.status, r.header)
+		if r := b.Form(loc+"/delete", url.Values{}); r.Status != 303 || r.Header.Get("Location") != "/clients" {
+			t.Fatalf("delete: %d %v", r.Status, r.Header)
 		}
-		if r := b.get(loc); r.status != 404 {
-			t.Fatalf("deleted client: %d", r.status)
+		if r := b.Get(loc); r.Status != 404 {
+			t.Fatalf("deleted client: %d", r.Status)
 		}
-		if r := b.get("/clients"); !strings.Contains(r.body, `data-testid="clients-empty"`) {
-			t.Fatalf("empty list: %.600s", r.body)
+		if r := b.Get("/clients"); !strings.Contains(r.Body, `data-testid="clients-empty"`) {
+			t.Fatalf("empty list: %.600s", r.Body)
 		}
 	})
 }
 
 func TestClientPagesTenantAndPermissions(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		api := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		api := e.APIClient(f.Admin.Email)
 		id := newLead(t, api, "Mine")
-		loc := clientLocation(t, e.browser(f.Admin.Email).form(fmt.Sprintf("/leads/%d/convert", id), url.Values{}))
-		other := e.browser(e.tenant("Other").Admin.Email)
+		loc := clientLocation(t, e.Browser(f.Admin.Email).Form(fmt.Sprintf("/leads/%d/convert", id), url.Values{}))
+		other := e.Browser(e.Tenant("Other").Admin.Email)
 		for _, p := range []string{loc, loc + "/edit", loc + "/delete"} {
-			if r := other.get(p); r.status != 404 {
-				t.Errorf("other tenant GET %s: %d", p, r.status)
+			if r := other.Get(p); r.Status != 404 {
+				t.Errorf("other tenant GET %s: %d", p, r.Status)
 			}
 		}
-		if r := other.form(loc+"/delete", url.Values{}); r.status != 404 {
-			t.Errorf("other tenant delete: %d", r.status)
+		if r := other.Form(loc+"/delete", url.Values{}); r.Status != 404 {
+			t.Errorf("other tenant delete: %d", r.Status)
 		}
-		if r := other.form(fmt.Sprintf("/leads/%d/convert", id), url.Values{}); r.status != 404 {
-			t.Errorf("other tenant convert: %d", r.status)
+		if r := other.Form(fmt.Sprintf("/leads/%d/convert", id), url.Values{}); r.Status != 404 {
+			t.Errorf("other tenant convert: %d", r.Status)
 		}
-		leadsOnly := e.browser(e.user(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
+		leadsOnly := e.Browser(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
 		for _, p := range []string{"/clients", "/clients/new", loc} {
-			if r := leadsOnly.get(p); r.status != 403 {
-				t.Errorf("no client permission GET %s: %d", p, r.status)
+			if r := leadsOnly.Get(p); r.Status != 403 {
+				t.Errorf("no client permission GET %s: %d", p, r.Status)
 			}
 		}
 		id2 := newLead(t, api, "Other Lead")
-		if r := leadsOnly.form(fmt.Sprintf("/leads/%d/convert", id2), url.Values{}); r.status != 403 {
-			t.Errorf("no client permission convert: %d", r.status)
+		if r := leadsOnly.Form(fmt.Sprintf("/leads/%d/convert", id2), url.Values{}); r.Status != 403 {
+			t.Errorf("no client permission convert: %d", r.Status)
 		}
-		if r := leadsOnly.get(fmt.Sprintf("/leads/%d", id2)); r.status != 200 || strings.Contains(r.body, `data-testid="lead-convert"`) || strings.Contains(r.body, `href="/clients"`) {
+		if r := leadsOnly.Get(fmt.Sprintf("/leads/%d", id2)); r.Status != 200 || strings.Contains(r.Body, `data-testid="lead-convert"`) || strings.Contains(r.Body, `href="/clients"`) {
 			t.Errorf("lead page without client permission offers conversion or the Clients entry")
 		}
-		viewer := e.browser(e.user(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true}}).Email)
-		if r := viewer.get(loc + "/edit"); r.status != 403 {
-			t.Errorf("view-only edit: %d", r.status)
+		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true}}).Email)
+		if r := viewer.Get(loc + "/edit"); r.Status != 403 {
+			t.Errorf("view-only edit: %d", r.Status)
 		}
-		if r := viewer.form(loc+"/delete", url.Values{}); r.status != 403 {
-			t.Errorf("view-only delete: %d", r.status)
+		if r := viewer.Form(loc+"/delete", url.Values{}); r.Status != 403 {
+			t.Errorf("view-only delete: %d", r.Status)
 		}
 	})
 }

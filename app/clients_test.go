@@ -5,26 +5,27 @@ import (
 	"net/http"
 	"testing"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
 
 func TestConvertLeadToClient(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		id := newLead(t, c, "Convert Me")
-		r := c.do("POST", fmt.Sprintf("/v1/api/lead/convert-to-client/%d", id), nil)
-		if r.status != 201 || r.env().Message != "Lead converted to a client" {
-			t.Fatalf("convert: %d %s", r.status, r.body)
+		r := c.Do("POST", fmt.Sprintf("/v1/api/lead/convert-to-client/%d", id), nil)
+		if r.Status != 201 || r.Env().Message != "Lead converted to a client" {
+			t.Fatalf("convert: %d %s", r.Status, r.Body)
 		}
-		client := r.env().Data
+		client := r.Env().Data
 		if client["customer_name"] != "Convert Me" || client["lead_id"] != float64(id) || client["company_email"] != "ConvertMe@example.com" && client["company_email"] != "convertme@example.com" {
 			t.Fatalf("client: %v", client)
 		}
 		// The lead moved to the won stage and both journeys say so.
-		lead := c.get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", id)).env().Data
+		lead := c.Get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", id)).Env().Data
 		if lead["lead_stage_name"] != "Won" {
 			t.Fatalf("lead stage: %v", lead["lead_stage_name"])
 		}
@@ -33,20 +34,20 @@ func TestConvertLeadToClient(t *testing.T) {
 			t.Fatalf("lead journey: %+v", j)
 		}
 		// Converting twice is refused, and nothing new is written.
-		r = c.do("POST", fmt.Sprintf("/v1/api/lead/convert-to-client/%d", id), nil)
-		if r.status != 409 || r.env().Message != "This lead has already been converted to a client." {
-			t.Fatalf("second conversion: %d %s", r.status, r.body)
+		r = c.Do("POST", fmt.Sprintf("/v1/api/lead/convert-to-client/%d", id), nil)
+		if r.Status != 409 || r.Env().Message != "This lead has already been converted to a client." {
+			t.Fatalf("second conversion: %d %s", r.Status, r.Body)
 		}
-		if env := c.get("/v1/api/client/list-customer-client").env(); env.Data["total"] != 1.0 {
+		if env := c.Get("/v1/api/client/list-customer-client").Env(); env.Data["total"] != 1.0 {
 			t.Fatalf("clients: %v", env.Data["total"])
 		}
 		cid := int64(client["id"].(float64))
-		if r := c.get(fmt.Sprintf("/v1/api/client/view-customer-client/%d", cid)); r.env().Data["lead_name"] != "Convert Me" {
-			t.Fatalf("client's originating lead: %s", r.body)
+		if r := c.Get(fmt.Sprintf("/v1/api/client/view-customer-client/%d", cid)); r.Env().Data["lead_name"] != "Convert Me" {
+			t.Fatalf("client's originating lead: %s", r.Body)
 		}
 		// Deleting the lead keeps the client, unlinked.
-		c.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil)
-		if got := c.get(fmt.Sprintf("/v1/api/client/view-customer-client/%d", cid)).env().Data; got["lead_id"] != nil {
+		c.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil)
+		if got := c.Get(fmt.Sprintf("/v1/api/client/view-customer-client/%d", cid)).Env().Data; got["lead_id"] != nil {
 			t.Fatalf("client after its lead was deleted: %v", got)
 		}
 	})
@@ -54,49 +55,49 @@ func TestConvertLeadToClient(t *testing.T) {
 
 func TestClientCRUD(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
-		r := c.do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Nia Costa", "company_email": "nia@costa.test", "company_phone_number": "0123456789"})
-		if r.status != 201 {
-			t.Fatalf("create: %d %s", r.status, r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
+		r := c.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Nia Costa", "company_email": "nia@costa.test", "company_phone_number": "0123456789"})
+		if r.Status != 201 {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
-		id := int64(r.env().Data["id"].(float64))
-		if r := c.do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "", "company_email": "bad"}); r.status != 422 || r.env().Errors["company_email"] != "invalidEmail" {
-			t.Fatalf("invalid: %d %s", r.status, r.body)
+		id := int64(r.Env().Data["id"].(float64))
+		if r := c.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "", "company_email": "bad"}); r.Status != 422 || r.Env().Errors["company_email"] != "invalidEmail" {
+			t.Fatalf("invalid: %d %s", r.Status, r.Body)
 		}
-		r = c.do("PUT", fmt.Sprintf("/v1/api/client/update-customer-client/%d", id), map[string]any{"customer_name": "Nia Costa", "company_name": "Costa SA", "company_email": "nia@costa.test"})
-		if r.status != 200 || r.env().Data["company_name"] != "Costa SA" {
-			t.Fatalf("update: %d %s", r.status, r.body)
+		r = c.Do("PUT", fmt.Sprintf("/v1/api/client/update-customer-client/%d", id), map[string]any{"customer_name": "Nia Costa", "company_name": "Costa SA", "company_email": "nia@costa.test"})
+		if r.Status != 200 || r.Env().Data["company_name"] != "Costa SA" {
+			t.Fatalf("update: %d %s", r.Status, r.Body)
 		}
-		if env := c.get("/v1/api/client/list-customer-client?search=costa+sa").env(); env.Data["total"] != 1.0 {
+		if env := c.Get("/v1/api/client/list-customer-client?search=costa+sa").Env(); env.Data["total"] != 1.0 {
 			t.Fatalf("search: %v", env.Data)
 		}
-		other := e.apiClient(e.tenant("Other").Admin.Email)
+		other := e.APIClient(e.Tenant("Other").Admin.Email)
 		for _, call := range []struct{ method, path string }{
 			{"GET", fmt.Sprintf("/v1/api/client/view-customer-client/%d", id)},
 			{"PUT", fmt.Sprintf("/v1/api/client/update-customer-client/%d", id)},
 			{"DELETE", fmt.Sprintf("/v1/api/client/delete-customer-client/%d", id)},
 			{"GET", fmt.Sprintf("/v1/api/client/list-document/%d", id)},
 		} {
-			if r := other.do(call.method, call.path, map[string]any{"customer_name": "X", "company_email": "x@x.test"}); r.status != http.StatusNotFound {
-				t.Errorf("%s %s from another tenant: %d", call.method, call.path, r.status)
+			if r := other.Do(call.method, call.path, map[string]any{"customer_name": "X", "company_email": "x@x.test"}); r.Status != http.StatusNotFound {
+				t.Errorf("%s %s from another tenant: %d", call.method, call.path, r.Status)
 			}
 		}
-		if env := other.get("/v1/api/client/list-customer-client").env(); env.Data["total"] != 0.0 {
+		if env := other.Get("/v1/api/client/list-customer-client").Env(); env.Data["total"] != 0.0 {
 			t.Fatal("client list crosses tenants")
 		}
-		if r := c.do("DELETE", fmt.Sprintf("/v1/api/client/delete-customer-client/%d", id), nil); r.status != 200 {
-			t.Fatalf("delete: %d", r.status)
+		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/client/delete-customer-client/%d", id), nil); r.Status != 200 {
+			t.Fatalf("delete: %d", r.Status)
 		}
 	})
 }
 
 func TestClientRoutesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		leadsOnly := e.apiClient(e.user(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		leadsOnly := e.APIClient(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
 		id := newLead(t, leadsOnly, "Lead")
 		calls := []struct{ method, path string }{
 			{"POST", "/v1/api/client/create-customer-client"},
@@ -112,16 +113,16 @@ func TestClientRoutesRefuseWithoutPermission(t *testing.T) {
 			{"DELETE", "/v1/api/lead/delete-document/1"},
 		}
 		for _, call := range calls {
-			if r := leadsOnly.do(call.method, call.path, map[string]any{}); r.status != http.StatusForbidden {
-				t.Errorf("%s %s: %d %s", call.method, call.path, r.status, r.body)
+			if r := leadsOnly.Do(call.method, call.path, map[string]any{}); r.Status != http.StatusForbidden {
+				t.Errorf("%s %s: %d %s", call.method, call.path, r.Status, r.Body)
 			}
 		}
 		// An "own" clients user sees only the clients they own.
-		admin := e.apiClient(f.Admin.Email)
-		admin.do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Admin's", "company_email": "a@a.test"})
-		own := e.apiClient(e.user(f, "own@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}}).Email)
-		own.do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Mine", "company_email": "m@m.test"})
-		env := own.get("/v1/api/client/list-customer-client").env()
+		admin := e.APIClient(f.Admin.Email)
+		admin.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Admin's", "company_email": "a@a.test"})
+		own := e.APIClient(e.User(f, "own@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}}).Email)
+		own.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Mine", "company_email": "m@m.test"})
+		env := own.Get("/v1/api/client/list-customer-client").Env()
 		if env.Data["total"] != 1.0 || env.Data["result"].([]any)[0].(map[string]any)["customer_name"] != "Mine" {
 			t.Fatalf("own clients: %v", env.Data)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/store/storetest"
@@ -29,11 +30,11 @@ type dashLead struct {
 	owner                 *store.User // owner, when not the creator
 }
 
-func masterIDs(t *testing.T, e *testEnv, f tenantFixture) map[string]int64 {
+func masterIDs(t *testing.T, e *apptest.Env, f apptest.Tenant) map[string]int64 {
 	t.Helper()
 	ids := map[string]int64{}
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource} {
-		ms, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).Masters(context.Background(), k)
+		ms, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).Masters(context.Background(), k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func masterIDs(t *testing.T, e *testEnv, f tenantFixture) map[string]int64 {
 	return ids
 }
 
-func addDashLeads(t *testing.T, e *testEnv, f tenantFixture, leads []dashLead) {
+func addDashLeads(t *testing.T, e *apptest.Env, f apptest.Tenant, leads []dashLead) {
 	t.Helper()
 	ids := masterIDs(t, e, f)
 	for i, l := range leads {
@@ -68,7 +69,7 @@ func addDashLeads(t *testing.T, e *testEnv, f tenantFixture, leads []dashLead) {
 		if l.owner != nil {
 			in.OwnerID = &l.owner.ID
 		}
-		if _, _, err := e.db.Tenant(f.Tenant.ID, by.ID).CreateLead(context.Background(), in, "", ""); err != nil {
+		if _, _, err := e.DB.Tenant(f.Tenant.ID, by.ID).CreateLead(context.Background(), in, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,10 +82,10 @@ func addDashLeads(t *testing.T, e *testEnv, f tenantFixture, leads []dashLead) {
 // lead 3, Attempt to contact 1, Converted 2; sources Website 3, Referral 2, Campaign 1; by
 // day 1 March: 2, 10: 1, 15: 1, 20: 1, 31: 1. The sales user owns or created 3 of them
 // (Won 2, Lost 1).
-func dashFixture(t *testing.T, e *testEnv) (acme, globex tenantFixture, sales *store.User) {
+func dashFixture(t *testing.T, e *apptest.Env) (acme, globex apptest.Tenant, sales *store.User) {
 	t.Helper()
-	acme, globex = e.tenant("Acme"), e.tenant("Globex")
-	sales = e.user(acme, "sales@acme.test", map[auth.Feature]auth.Grant{
+	acme, globex = e.Tenant("Acme"), e.Tenant("Globex")
+	sales = e.User(acme, "sales@acme.test", map[auth.Feature]auth.Grant{
 		auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn},
 		auth.FeatureLeads:     {View: true, Create: true, Scope: auth.ScopeOwn},
 	})
@@ -121,24 +122,24 @@ func breakdown(t *testing.T, v any) (names []string, counts map[string]float64) 
 
 func TestDashboardLeadAPI(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		acme, globex, sales := dashFixture(t, e)
-		admin := e.apiClient(acme.Admin.Email)
+		admin := e.APIClient(acme.Admin.Email)
 
-		r := admin.get("/v1/api/lead/dashboard/lead?" + march2025)
-		if r.status != 200 {
-			t.Fatalf("lead dashboard: %d %s", r.status, r.body)
+		r := admin.Get("/v1/api/lead/dashboard/lead?" + march2025)
+		if r.Status != 200 {
+			t.Fatalf("lead dashboard: %d %s", r.Status, r.Body)
 		}
-		d := r.env().Data
+		d := r.Env().Data
 		period := d["period"].(map[string]any)
 		if period["from"] != "2025-03-01" || period["to"] != "2025-03-31" || period["preset"] != "custom" || period["days"] != 31.0 {
 			t.Fatalf("period: %v", period)
 		}
 		if d["total"] != 6.0 || d["won"] != 2.0 || d["lost"] != 2.0 || d["open"] != 2.0 || d["conversion_rate"] != 50.0 {
-			t.Fatalf("figures: %s", r.body)
+			t.Fatalf("figures: %s", r.Body)
 		}
 		if _, ok := d["series"]; ok {
-			t.Fatalf("series in dashboard/lead: %s", r.body)
+			t.Fatalf("series in dashboard/lead: %s", r.Body)
 		}
 		names, counts := breakdown(t, d["by_stage"])
 		if !slices.Equal(names, []string{"Leads", "Deals", "Won", "Lost"}) ||
@@ -153,11 +154,11 @@ func TestDashboardLeadAPI(t *testing.T) {
 		}
 
 		// Over time: one point per day, the boundary instants on their own days.
-		r = admin.get("/v1/api/lead/dashboard/lead-overview?" + march2025)
-		o := r.env().Data
+		r = admin.Get("/v1/api/lead/dashboard/lead-overview?" + march2025)
+		o := r.Env().Data
 		series := o["series"].([]any)
-		if r.status != 200 || o["interval"] != "day" || o["total"] != 6.0 || len(series) != 31 {
-			t.Fatalf("overview: %d %s", r.status, r.body)
+		if r.Status != 200 || o["interval"] != "day" || o["total"] != 6.0 || len(series) != 31 {
+			t.Fatalf("overview: %d %s", r.Status, r.Body)
 		}
 		want := map[int]float64{0: 2, 9: 1, 14: 1, 19: 1, 30: 1}
 		for i, p := range series {
@@ -167,11 +168,11 @@ func TestDashboardLeadAPI(t *testing.T) {
 			}
 		}
 		// Wider periods step by week and by month.
-		o = admin.get("/v1/api/lead/dashboard/lead-overview?from=2025-02-01&to=2025-04-30").env().Data
+		o = admin.Get("/v1/api/lead/dashboard/lead-overview?from=2025-02-01&to=2025-04-30").Env().Data
 		if o["interval"] != "week" || o["total"] != 8.0 {
 			t.Fatalf("weeks: %v", o)
 		}
-		o = admin.get("/v1/api/lead/dashboard/lead-overview?from=2025-01-01&to=2025-12-31").env().Data
+		o = admin.Get("/v1/api/lead/dashboard/lead-overview?from=2025-01-01&to=2025-12-31").Env().Data
 		months := o["series"].([]any)
 		if o["interval"] != "month" || len(months) != 12 || months[1].(map[string]any)["count"] != 1.0 ||
 			months[2].(map[string]any)["count"] != 6.0 || months[3].(map[string]any)["count"] != 1.0 {
@@ -179,23 +180,23 @@ func TestDashboardLeadAPI(t *testing.T) {
 		}
 
 		// The sales user's role limits the dashboard to their own leads.
-		own := e.apiClient(sales.Email).get("/v1/api/lead/dashboard/lead?" + march2025).env().Data
+		own := e.APIClient(sales.Email).Get("/v1/api/lead/dashboard/lead?" + march2025).Env().Data
 		if own["total"] != 3.0 || own["won"] != 2.0 || own["lost"] != 1.0 || own["conversion_rate"] != 66.7 {
 			t.Fatalf("own figures: %v", own)
 		}
 		// Globex sees its two leads only.
-		g := e.apiClient(globex.Admin.Email).get("/v1/api/lead/dashboard/lead?" + march2025).env().Data
+		g := e.APIClient(globex.Admin.Email).Get("/v1/api/lead/dashboard/lead?" + march2025).Env().Data
 		if g["total"] != 2.0 || g["won"] != 2.0 || g["conversion_rate"] != 100.0 {
 			t.Fatalf("globex figures: %v", g)
 		}
 		// Presets answer too; the period is reported as resolved.
 		for _, preset := range store.PeriodPresets[:5] {
-			r := admin.get("/v1/api/lead/dashboard/lead?period=" + preset)
-			if r.status != 200 || r.env().Data["period"].(map[string]any)["preset"] != preset {
-				t.Fatalf("preset %s: %d %s", preset, r.status, r.body)
+			r := admin.Get("/v1/api/lead/dashboard/lead?period=" + preset)
+			if r.Status != 200 || r.Env().Data["period"].(map[string]any)["preset"] != preset {
+				t.Fatalf("preset %s: %d %s", preset, r.Status, r.Body)
 			}
 		}
-		if all := admin.get("/v1/api/lead/dashboard/lead?period=all").env().Data; all["total"] != 8.0 ||
+		if all := admin.Get("/v1/api/lead/dashboard/lead?period=all").Env().Data; all["total"] != 8.0 ||
 			all["period"].(map[string]any)["from"] != "2025-02-28" {
 			t.Fatalf("all time: %v", all)
 		}
@@ -204,9 +205,9 @@ func TestDashboardLeadAPI(t *testing.T) {
 
 func TestDashboardPeriodErrors(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		for _, tc := range []struct {
 			query string
 			field string
@@ -219,89 +220,89 @@ func TestDashboardPeriodErrors(t *testing.T) {
 			{"from=2000-01-01&to=2025-01-01", "to", "invalid"},
 		} {
 			for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/lead/dashboard/lead-overview", "/v1/api/client/dashboard/client"} {
-				r := c.get(path + "?" + tc.query)
-				if env := r.env(); r.status != 422 || env.Errors[tc.field] != tc.key {
-					t.Errorf("%s?%s: %d %s", path, tc.query, r.status, r.body)
+				r := c.Get(path + "?" + tc.query)
+				if env := r.Env(); r.Status != 422 || env.Errors[tc.field] != tc.key {
+					t.Errorf("%s?%s: %d %s", path, tc.query, r.Status, r.Body)
 				}
 			}
 		}
 		// The page shows the refused period in the form and the summary.
-		b := e.browser(f.Admin.Email)
-		r := b.get("/home?from=2025-03-31&to=2025-03-01")
-		if r.status != 422 || !strings.Contains(r.body, `data-testid="error-summary"`) || !strings.Contains(r.body, `href="#dash-to"`) ||
-			!strings.Contains(r.body, `data-testid="count-users"`) {
-			t.Fatalf("refused period page: %d %s", r.status, r.body)
+		b := e.Browser(f.Admin.Email)
+		r := b.Get("/home?from=2025-03-31&to=2025-03-01")
+		if r.Status != 422 || !strings.Contains(r.Body, `data-testid="error-summary"`) || !strings.Contains(r.Body, `href="#dash-to"`) ||
+			!strings.Contains(r.Body, `data-testid="count-users"`) {
+			t.Fatalf("refused period page: %d %s", r.Status, r.Body)
 		}
 		// htmx gets the summary in the results region, with a status it swaps.
-		r = b.get("/home?from=2025-03-31&to=2025-03-01", "HX-Request", "true", "HX-Target", "dashboard-results")
-		if r.status != 200 || !strings.Contains(r.body, `data-testid="dash-error"`) || strings.Contains(r.body, "<html") {
-			t.Fatalf("refused period fragment: %d %s", r.status, r.body)
+		r = b.Get("/home?from=2025-03-31&to=2025-03-01", "HX-Request", "true", "HX-Target", "dashboard-results")
+		if r.Status != 200 || !strings.Contains(r.Body, `data-testid="dash-error"`) || strings.Contains(r.Body, "<html") {
+			t.Fatalf("refused period fragment: %d %s", r.Status, r.Body)
 		}
 	})
 }
 
 func TestDashboardClientAPI(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		acme, globex := e.tenant("Acme"), e.tenant("Globex")
-		admin := e.apiClient(acme.Admin.Email)
-		own := e.user(acme, "own@acme.test", map[auth.Feature]auth.Grant{
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		acme, globex := e.Tenant("Acme"), e.Tenant("Globex")
+		admin := e.APIClient(acme.Admin.Email)
+		own := e.User(acme, "own@acme.test", map[auth.Feature]auth.Grant{
 			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll},
 			auth.FeatureClients:   {View: true, Create: true, Scope: auth.ScopeOwn}})
-		ownClient := e.apiClient(own.Email)
+		ownClient := e.APIClient(own.Email)
 		ids := map[string]float64{}
 		for _, c := range []struct {
-			by   *client
+			by   *apptest.Client
 			name string
 		}{{admin, "c1"}, {admin, "c2"}, {ownClient, "c3"}, {admin, "c4"}} {
-			r := c.by.do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": c.name, "company_email": c.name + "@x.test"})
-			if r.status != 201 {
-				t.Fatalf("create client: %d %s", r.status, r.body)
+			r := c.by.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": c.name, "company_email": c.name + "@x.test"})
+			if r.Status != 201 {
+				t.Fatalf("create client: %d %s", r.Status, r.Body)
 			}
-			ids[c.name] = r.env().Data["id"].(float64)
+			ids[c.name] = r.Env().Data["id"].(float64)
 		}
-		e.apiClient(globex.Admin.Email).do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "g", "company_email": "g@x.test"})
+		e.APIClient(globex.Admin.Email).Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "g", "company_email": "g@x.test"})
 		// Back-date them: c1 on 31 January, c2 and c3 on 1 February, c4 stays today.
 		setCreated(t, e, acme, "clients", int64(ids["c1"]), "2025-01-31 23:59:59")
 		setCreated(t, e, acme, "clients", int64(ids["c2"]), "2025-02-01 00:00:00")
 		setCreated(t, e, acme, "clients", int64(ids["c3"]), "2025-02-01 12:00:00")
 
-		r := admin.get("/v1/api/client/dashboard/client?from=2025-02-01&to=2025-02-28")
-		d := r.env().Data
+		r := admin.Get("/v1/api/client/dashboard/client?from=2025-02-01&to=2025-02-28")
+		d := r.Env().Data
 		series := d["series"].([]any)
-		if r.status != 200 || d["total"] != 2.0 || d["interval"] != "day" || len(series) != 28 || series[0].(map[string]any)["count"] != 2.0 {
-			t.Fatalf("clients in February: %d %s", r.status, r.body)
+		if r.Status != 200 || d["total"] != 2.0 || d["interval"] != "day" || len(series) != 28 || series[0].(map[string]any)["count"] != 2.0 {
+			t.Fatalf("clients in February: %d %s", r.Status, r.Body)
 		}
-		if d := ownClient.get("/v1/api/client/dashboard/client?from=2025-01-01&to=2025-02-28").env().Data; d["total"] != 1.0 {
+		if d := ownClient.Get("/v1/api/client/dashboard/client?from=2025-01-01&to=2025-02-28").Env().Data; d["total"] != 1.0 {
 			t.Fatalf("own clients: %v", d)
 		}
-		if d := admin.get("/v1/api/client/dashboard/client?period=7d").env().Data; d["total"] != 1.0 {
+		if d := admin.Get("/v1/api/client/dashboard/client?period=7d").Env().Data; d["total"] != 1.0 {
 			t.Fatalf("clients this week: %v", d)
 		}
-		if d := admin.get("/v1/api/client/dashboard/client?period=all").env().Data; d["total"] != 4.0 || d["interval"] != "month" {
+		if d := admin.Get("/v1/api/client/dashboard/client?period=all").Env().Data; d["total"] != 4.0 || d["interval"] != "month" {
 			t.Fatalf("clients of all time: %v", d)
 		}
 		// That user has no view on leads: the lead dashboards are refused, and the home
 		// page shows the clients part only.
-		if r := ownClient.get("/v1/api/lead/dashboard/lead"); r.status != 403 {
-			t.Fatalf("lead dashboard without leads: %d", r.status)
+		if r := ownClient.Get("/v1/api/lead/dashboard/lead"); r.Status != 403 {
+			t.Fatalf("lead dashboard without leads: %d", r.Status)
 		}
-		page := e.browser(own.Email).get("/home?period=all")
-		if page.status != 200 || strings.Contains(page.body, `data-testid="chart-stage"`) ||
-			!strings.Contains(page.body, `data-testid="chart-clients-time"`) || dashFigure(t, page.body, "dash-clients") != "1" {
-			t.Fatalf("clients-only home: %d %s", page.status, page.body)
+		page := e.Browser(own.Email).Get("/home?period=all")
+		if page.Status != 200 || strings.Contains(page.Body, `data-testid="chart-stage"`) ||
+			!strings.Contains(page.Body, `data-testid="chart-clients-time"`) || dashFigure(t, page.Body, "dash-clients") != "1" {
+			t.Fatalf("clients-only home: %d %s", page.Status, page.Body)
 		}
 	})
 }
 
 // setCreated moves a row's creation instant, as an import of old data would.
-func setCreated(t *testing.T, e *testEnv, f tenantFixture, table string, id int64, at string) {
+func setCreated(t *testing.T, e *apptest.Env, f apptest.Tenant, table string, id int64, at string) {
 	t.Helper()
 	ts, err := time.Parse("2006-01-02 15:04:05", at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.db.RunInTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+	err = e.DB.RunInTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
 		_, err := tx.NewUpdate().Table(table).Set("created_at = ?", ts).Where("tenant_id = ? AND id = ?", f.Tenant.ID, id).Exec(ctx)
 		return err
 	})
@@ -312,33 +313,33 @@ func setCreated(t *testing.T, e *testEnv, f tenantFixture, table string, id int6
 
 func TestDashboardPermissions(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		leadsOnly := e.user(f, "leads@acme.test", map[auth.Feature]auth.Grant{
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		leadsOnly := e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{
 			auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}, auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
-		c := e.apiClient(leadsOnly.Email)
+		c := e.APIClient(leadsOnly.Email)
 		for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/lead/dashboard/lead-overview", "/v1/api/client/dashboard/client"} {
-			if r := c.get(path); r.status != http.StatusForbidden || r.env().Message != "You do not have permission to do this." {
-				t.Errorf("%s without dashboard view: %d %s", path, r.status, r.body)
+			if r := c.Get(path); r.Status != http.StatusForbidden || r.Env().Message != "You do not have permission to do this." {
+				t.Errorf("%s without dashboard view: %d %s", path, r.Status, r.Body)
 			}
-			if r := e.client().get(path); r.status != http.StatusUnauthorized {
-				t.Errorf("%s signed out: %d", path, r.status)
+			if r := e.Client().Get(path); r.Status != http.StatusUnauthorized {
+				t.Errorf("%s signed out: %d", path, r.Status)
 			}
 		}
-		if r := e.browser(leadsOnly.Email).get("/home"); r.status != http.StatusForbidden {
-			t.Errorf("home without dashboard view: %d", r.status)
+		if r := e.Browser(leadsOnly.Email).Get("/home"); r.Status != http.StatusForbidden {
+			t.Errorf("home without dashboard view: %d", r.Status)
 		}
 		// A dashboard-only role sees the tenant's counts but no lead or client figures.
-		dashOnly := e.user(f, "dash@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
-		r := e.browser(dashOnly.Email).get("/home")
-		if r.status != 200 || !strings.Contains(r.body, `data-testid="count-users"`) ||
-			strings.Contains(r.body, `data-testid="dash-total"`) || strings.Contains(r.body, `data-testid="dash-clients"`) {
-			t.Fatalf("dashboard-only home: %d %s", r.status, r.body)
+		dashOnly := e.User(f, "dash@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		r := e.Browser(dashOnly.Email).Get("/home")
+		if r.Status != 200 || !strings.Contains(r.Body, `data-testid="count-users"`) ||
+			strings.Contains(r.Body, `data-testid="dash-total"`) || strings.Contains(r.Body, `data-testid="dash-clients"`) {
+			t.Fatalf("dashboard-only home: %d %s", r.Status, r.Body)
 		}
-		dc := e.apiClient(dashOnly.Email)
+		dc := e.APIClient(dashOnly.Email)
 		for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/client/dashboard/client"} {
-			if r := dc.get(path); r.status != http.StatusForbidden {
-				t.Errorf("%s without the entity's view: %d", path, r.status)
+			if r := dc.Get(path); r.Status != http.StatusForbidden {
+				t.Errorf("%s without the entity's view: %d", path, r.Status)
 			}
 		}
 	})
@@ -356,21 +357,21 @@ func dashFigure(t *testing.T, body, testID string) string {
 
 func TestDashboardHomePage(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		acme, _, sales := dashFixture(t, e)
-		b := e.browser(acme.Admin.Email)
+		b := e.Browser(acme.Admin.Email)
 
 		// Without a period: the last 30 days, with the picker on it.
-		r := b.get("/home")
-		if r.status != 200 || !strings.Contains(r.body, `<option value="30d" selected>`) || !strings.Contains(r.body, `data-testid="count-users"`) ||
-			dashFigure(t, r.body, "dash-total") != "0" || dashFigure(t, r.body, "dash-rate") != "–" {
-			t.Fatalf("default home: %d %s", r.status, r.body)
+		r := b.Get("/home")
+		if r.Status != 200 || !strings.Contains(r.Body, `<option value="30d" selected>`) || !strings.Contains(r.Body, `data-testid="count-users"`) ||
+			dashFigure(t, r.Body, "dash-total") != "0" || dashFigure(t, r.Body, "dash-rate") != "–" {
+			t.Fatalf("default home: %d %s", r.Status, r.Body)
 		}
 
-		r = b.get("/home?period=custom&" + march2025)
-		body := r.body
-		if r.status != 200 {
-			t.Fatalf("home for March: %d %s", r.status, body)
+		r = b.Get("/home?period=custom&" + march2025)
+		body := r.Body
+		if r.Status != 200 {
+			t.Fatalf("home for March: %d %s", r.Status, body)
 		}
 		for id, want := range map[string]string{"dash-total": "6", "dash-open": "2", "dash-won": "2", "dash-lost": "2", "dash-rate": "50.0%", "dash-clients": "0"} {
 			if got := dashFigure(t, body, id); got != want {
@@ -399,20 +400,20 @@ func TestDashboardHomePage(t *testing.T) {
 		}
 
 		// htmx swaps the results only, and refreshes the dates of the picker out of band.
-		r = b.get("/home?period=90d", "HX-Request", "true", "HX-Target", "dashboard-results")
+		r = b.Get("/home?period=90d", "HX-Request", "true", "HX-Target", "dashboard-results")
 		today := time.Now().UTC()
-		if r.status != 200 || strings.Contains(r.body, "<html") || strings.Contains(r.body, `data-testid="count-users"`) ||
-			!strings.Contains(r.body, `id="dash-dates" class="dash-dates" hx-swap-oob="true"`) ||
-			!strings.Contains(r.body, `value="`+today.Format("2006-01-02")+`"`) || !strings.Contains(r.body, "One bar per week") ||
-			!strings.Contains(strings.Join(r.header.Values("Vary"), ","), "HX-Target") {
-			t.Fatalf("fragment: %d %v %s", r.status, r.header, r.body)
+		if r.Status != 200 || strings.Contains(r.Body, "<html") || strings.Contains(r.Body, `data-testid="count-users"`) ||
+			!strings.Contains(r.Body, `id="dash-dates" class="dash-dates" hx-swap-oob="true"`) ||
+			!strings.Contains(r.Body, `value="`+today.Format("2006-01-02")+`"`) || !strings.Contains(r.Body, "One bar per week") ||
+			!strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "HX-Target") {
+			t.Fatalf("fragment: %d %v %s", r.Status, r.Header, r.Body)
 		}
 
 		// The sales user's figures are their own.
-		s := e.browser(sales.Email).get("/home?" + march2025)
-		if s.status != 200 || dashFigure(t, s.body, "dash-total") != "3" || dashFigure(t, s.body, "dash-rate") != "66.7%" ||
-			strings.Contains(s.body, `data-testid="dash-clients"`) {
-			t.Fatalf("own home: %d %s", s.status, s.body)
+		s := e.Browser(sales.Email).Get("/home?" + march2025)
+		if s.Status != 200 || dashFigure(t, s.Body, "dash-total") != "3" || dashFigure(t, s.Body, "dash-rate") != "66.7%" ||
+			strings.Contains(s.Body, `data-testid="dash-clients"`) {
+			t.Fatalf("own home: %d %s", s.Status, s.Body)
 		}
 	})
 }
@@ -442,14 +443,14 @@ func TestDashboardAtScale(t *testing.T) {
 			if _, err := db.Migrate(ctx); err != nil {
 				t.Fatal(err)
 			}
-			e := newTestServer(t, db)
-			f := e.tenant("Scale")
-			sales := e.user(f, "sales@scale.test", map[auth.Feature]auth.Grant{
+			e := apptest.NewServer(t, db)
+			f := e.Tenant("Scale")
+			sales := e.User(f, "sales@scale.test", map[auth.Feature]auth.Grant{
 				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn},
 				auth.FeatureLeads:     {View: true, Create: true, Update: true, Scope: auth.ScopeOwn},
 				auth.FeatureClients:   {View: true, Scope: auth.ScopeOwn}})
 			for i := range 8 { // ten users in all own and create the leads
-				e.user(f, fmt.Sprintf("rep%d@scale.test", i), map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+				e.User(f, fmt.Sprintf("rep%d@scale.test", i), map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
 			}
 			start := time.Now()
 			progress := func(done int) {
@@ -457,11 +458,11 @@ func TestDashboardAtScale(t *testing.T) {
 					t.Logf("%s: %d leads seeded (%s)", d, done, time.Since(start).Round(time.Second))
 				}
 			}
-			if err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(ctx, n, progress); err != nil {
+			if err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(ctx, n, progress); err != nil {
 				t.Fatal(err)
 			}
 			// One lead in ten became a client, on the day the lead was created.
-			err = e.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			err = e.DB.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 				_, err := tx.ExecContext(ctx, `INSERT INTO clients (tenant_id, lead_id, customer_name, company_email, owner_id, created_by, created_at, updated_at)
 					SELECT tenant_id, id, customer_name, company_email, owner_id, created_by, created_at, created_at
 					FROM leads WHERE tenant_id = ? AND id % 10 = 0`, f.Tenant.ID)
@@ -487,7 +488,7 @@ func TestDashboardAtScale(t *testing.T) {
 			t.Logf("%s: seeded %d leads and %d clients in %s", d, n, n/10, time.Since(start).Round(time.Second))
 
 			var counters [2]int64
-			err = e.db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			err = e.DB.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 				return tx.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM lead_day_counts), (SELECT count(*) FROM client_day_counts)").
 					Scan(&counters[0], &counters[1])
 			})
@@ -495,7 +496,7 @@ func TestDashboardAtScale(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %d lead counters, %d client counters", d, counters[0], counters[1])
-			for _, s := range []store.Scope{e.db.Tenant(f.Tenant.ID, f.Admin.ID), e.db.Tenant(f.Tenant.ID, sales.ID).WithPermissions(auth.Permissions{
+			for _, s := range []store.Scope{e.DB.Tenant(f.Tenant.ID, f.Admin.ID), e.DB.Tenant(f.Tenant.ID, sales.ID).WithPermissions(auth.Permissions{
 				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn}, auth.FeatureLeads: {View: true}, auth.FeatureClients: {View: true}})} {
 				p, _ := store.ParsePeriod(store.PeriodAll, "", "", time.Now())
 				plans, err := s.ExplainDashboard(ctx, p, store.DashboardLeads|store.DashboardClients)
@@ -509,17 +510,17 @@ func TestDashboardAtScale(t *testing.T) {
 				name  string
 				email string
 			}{{"admin (all)", f.Admin.Email}, {"sales (own)", sales.Email}} {
-				b := e.browser(who.email)
+				b := e.Browser(who.email)
 				for _, preset := range []string{"7d", "30d", "90d", "year", "all"} {
 					path := "/home?period=" + preset
-					b.get(path) // warm the connection and the caches
+					b.Get(path) // warm the connection and the caches
 					var times []time.Duration
 					for range 15 {
 						t0 := time.Now()
-						r := b.get(path)
+						r := b.Get(path)
 						times = append(times, time.Since(t0))
-						if r.status != 200 {
-							t.Fatalf("%s: %d", path, r.status)
+						if r.Status != 200 {
+							t.Fatalf("%s: %d", path, r.Status)
 						}
 					}
 					slices.Sort(times)

@@ -13,28 +13,29 @@ import (
 	"testing"
 	"time"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
 
 // exportCSV downloads an export and returns its records without the byte order mark,
 // checking it is a CSV attachment.
-func exportCSV(t *testing.T, c *client, path string, comma rune) [][]string {
+func exportCSV(t *testing.T, c *apptest.Client, path string, comma rune) [][]string {
 	t.Helper()
-	r := c.get(path)
-	if r.status != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+	r := c.Get(path)
+	if r.Status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 	}
-	if ct := r.header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
+	if ct := r.Header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
 		t.Fatalf("GET %s: content type %q", path, ct)
 	}
-	if cd := r.header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment; filename=") || !strings.HasSuffix(cd, ".csv") {
+	if cd := r.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment; filename=") || !strings.HasSuffix(cd, ".csv") {
 		t.Fatalf("GET %s: content disposition %q", path, cd)
 	}
-	if !strings.HasPrefix(r.body, bom) {
-		t.Fatalf("GET %s: no byte order mark: %.40q", path, r.body)
+	if !strings.HasPrefix(r.Body, bom) {
+		t.Fatalf("GET %s: no byte order mark: %.40q", path, r.Body)
 	}
-	recs, err := readCSV(strings.TrimPrefix(r.body, bom), comma)
+	recs, err := readCSV(strings.TrimPrefix(r.Body, bom), comma)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
@@ -81,11 +82,11 @@ func sameIDs(a, b []int64) bool {
 
 func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		ctx := context.Background()
-		f := e.tenant("Acme")
-		rep := e.user(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
-		admin := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		f := e.Tenant("Acme")
+		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 		stages := []int64{stageID(t, e, f, store.KindStage, "Leads"), stageID(t, e, f, store.KindStage, "Deals"), stageID(t, e, f, store.KindStage, "Won")}
 		for i := range 230 {
 			in := store.LeadInput{CustomerName: fmt.Sprintf("Lead %03d", i), CompanyName: fmt.Sprintf("Co %d", i%7),
@@ -97,7 +98,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		repScope := e.db.Tenant(f.Tenant.ID, rep.ID)
+		repScope := e.DB.Tenant(f.Tenant.ID, rep.ID)
 		hot := stageID(t, e, f, store.KindType, "Hot")
 		special, _, err := repScope.CreateLead(ctx, store.LeadInput{CustomerTitle: "Ms.", CustomerName: "Zed, \"the\" Rep", CompanyName: "Rep Co",
 			CompanyEmail: "zed@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", LeadTypeID: &hot,
@@ -106,12 +107,12 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		other := e.tenant("Globex")
-		if _, _, err := e.db.Tenant(other.Tenant.ID, other.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: "Other", CompanyEmail: "other@x.test"}, "", ""); err != nil {
+		other := e.Tenant("Globex")
+		if _, _, err := e.DB.Tenant(other.Tenant.ID, other.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: "Other", CompanyEmail: "other@x.test"}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 
-		b := e.browser(f.Admin.Email)
+		b := e.Browser(f.Admin.Email)
 		recs := exportCSV(t, b, "/leads/export.csv", ',')
 		want := []string{"ID", "Customer title", "Customer name", "Company", "Email", "Dial code", "Phone", "Company type", "Type",
 			"Source", "Status", "Stage", "Owner", "Created by", "Created at", "Billing flat/door no", "Billing street", "Billing city",
@@ -157,20 +158,20 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 			}
 		}
 		// The API path is the same export; a semicolon on request.
-		api := e.apiClient(f.Admin.Email)
+		api := e.APIClient(f.Admin.Email)
 		apiRecs := exportCSV(t, api, "/v1/api/lead/export-customer-lead?stage_id="+strconv.FormatInt(stages[2], 10)+"&delimiter=semicolon", ';')
 		if got := exportIDs(t, apiRecs); !sameIDs(got, listIDs(t, admin, store.LeadQuery{StageIDs: []int64{stages[2]}})) {
 			t.Errorf("API export: %v", got)
 		}
-		if r := api.get("/v1/api/lead/export-customer-lead?stage_id=abc"); r.status != 422 || r.env().Errors["stage_id"] != "invalid" {
-			t.Errorf("bad filter: %d %s", r.status, r.body)
+		if r := api.Get("/v1/api/lead/export-customer-lead?stage_id=abc"); r.Status != 422 || r.Env().Errors["stage_id"] != "invalid" {
+			t.Errorf("bad filter: %d %s", r.Status, r.Body)
 		}
 		// Gzip when the client takes it.
-		r := api.get("/v1/api/lead/export-customer-lead", "Accept-Encoding", "gzip")
-		if r.header.Get("Content-Encoding") != "gzip" {
-			t.Fatalf("not compressed: %v", r.header)
+		r := api.Get("/v1/api/lead/export-customer-lead", "Accept-Encoding", "gzip")
+		if r.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("not compressed: %v", r.Header)
 		}
-		zr, err := gzip.NewReader(bytes.NewReader([]byte(r.body)))
+		zr, err := gzip.NewReader(bytes.NewReader([]byte(r.Body)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,29 +180,29 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		}
 
 		// A user limited to their own leads exports only those (owned or created).
-		repRecs := exportCSV(t, e.apiClient(rep.Email), "/v1/api/lead/export-customer-lead", ',')
+		repRecs := exportCSV(t, e.APIClient(rep.Email), "/v1/api/lead/export-customer-lead", ',')
 		if got := exportIDs(t, repRecs); len(got) != 24 || !sameIDs(got, listIDs(t, repScope.WithPermissions(auth.Permissions{
 			auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}}), store.LeadQuery{})) {
 			t.Errorf("own leads: %d exported", len(got))
 		}
 		// Without view permission: 403.
-		blind := e.user(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
-		if r := e.apiClient(blind.Email).get("/v1/api/lead/export-customer-lead"); r.status != 403 {
-			t.Errorf("without permission: %d", r.status)
+		blind := e.User(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+		if r := e.APIClient(blind.Email).Get("/v1/api/lead/export-customer-lead"); r.Status != 403 {
+			t.Errorf("without permission: %d", r.Status)
 		}
-		if r := e.browser(blind.Email).get("/leads/export.csv"); r.status != 403 {
-			t.Errorf("page without permission: %d", r.status)
+		if r := e.Browser(blind.Email).Get("/leads/export.csv"); r.Status != 403 {
+			t.Errorf("page without permission: %d", r.Status)
 		}
 	})
 }
 
 func TestClientExportMatchesSearchAndScope(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		ctx := context.Background()
-		f := e.tenant("Acme")
-		rep := e.user(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
-		admin := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		f := e.Tenant("Acme")
+		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
+		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 		partnership := stageID(t, e, f, store.KindBusinessType, "Partnership")
 		for i := range 130 {
 			in := store.ClientInput{CustomerName: fmt.Sprintf("Client %03d", i), CompanyEmail: fmt.Sprintf("c%d@x.test", i)}
@@ -212,12 +213,12 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		mine, err := e.db.Tenant(f.Tenant.ID, rep.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Rep's Client",
+		mine, err := e.DB.Tenant(f.Tenant.ID, rep.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Rep's Client",
 			CompanyEmail: "mine@x.test", ShippingAddress: &store.Address{Country: "India"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := e.browser(f.Admin.Email)
+		b := e.Browser(f.Admin.Email)
 		recs := exportCSV(t, b, "/clients/export.csv", ',')
 		if strings.Join(recs[0], "|") != "ID|Customer title|Customer name|Company|Email|Dial code|Phone|Company type|Owner|Created by|Created at|"+
 			"Billing flat/door no|Billing street|Billing city|Billing state|Billing zip|Billing country|Shipping flat/door no|"+
@@ -238,19 +239,19 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 		if recs[1][8] != rep.Name || recs[1][22] != "India" || recs[len(recs)-1][7] != "Partnership" {
 			t.Errorf("rows: %q … %q", recs[1], recs[len(recs)-1])
 		}
-		got := exportIDs(t, exportCSV(t, e.apiClient(f.Admin.Email), "/v1/api/client/export-customer-client?search=client+01&sort=name", ','))
+		got := exportIDs(t, exportCSV(t, e.APIClient(f.Admin.Email), "/v1/api/client/export-customer-client?search=client+01&sort=name", ','))
 		if len(got) != 10 {
 			t.Errorf("search: %d clients", len(got))
 		}
-		own := exportIDs(t, exportCSV(t, e.apiClient(rep.Email), "/v1/api/client/export-customer-client", ','))
+		own := exportIDs(t, exportCSV(t, e.APIClient(rep.Email), "/v1/api/client/export-customer-client", ','))
 		if len(own) != 1 || own[0] != mine.ID {
 			t.Errorf("own clients: %v", own)
 		}
-		blind := e.user(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
-		if r := e.apiClient(blind.Email).get("/v1/api/client/export-customer-client"); r.status != 403 {
-			t.Errorf("without permission: %d", r.status)
+		blind := e.User(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		if r := e.APIClient(blind.Email).Get("/v1/api/client/export-customer-client"); r.Status != 403 {
+			t.Errorf("without permission: %d", r.Status)
 		}
-		other := e.apiClient(e.tenant("Globex").Admin.Email)
+		other := e.APIClient(e.Tenant("Globex").Admin.Email)
 		if recs := exportCSV(t, other, "/v1/api/client/export-customer-client", ','); len(recs) != 1 {
 			t.Errorf("another tenant sees %d clients", len(recs)-1)
 		}
@@ -264,24 +265,24 @@ func TestExportThroughput(t *testing.T) {
 	if n == 0 {
 		t.Skip("EXPORT_ROWS not set")
 	}
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Bench")
-		if err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(context.Background(), n, nil); err != nil {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Bench")
+		if err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(context.Background(), n, nil); err != nil {
 			t.Fatal(err)
 		}
-		c := e.apiClient(f.Admin.Email)
+		c := e.APIClient(f.Admin.Email)
 		for _, q := range []string{"", "?sort=customer_name", "?search=an"} {
 			start := time.Now()
-			r := c.get("/v1/api/lead/export-customer-lead"+q, "Accept-Encoding", "gzip")
+			r := c.Get("/v1/api/lead/export-customer-lead"+q, "Accept-Encoding", "gzip")
 			took := time.Since(start)
-			zr, err := gzip.NewReader(strings.NewReader(r.body))
+			zr, err := gzip.NewReader(strings.NewReader(r.Body))
 			if err != nil {
 				t.Fatal(err)
 			}
 			plain, _ := io.ReadAll(zr)
 			rows := bytes.Count(plain, []byte("\n")) - 1
 			t.Logf("%s export%s: %d rows in %s (%.0f rows/s), %d bytes gzip, %d bytes CSV",
-				e.db.Dialect, q, rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), len(r.body), len(plain))
+				e.DB.Dialect, q, rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), len(r.Body), len(plain))
 		}
 	})
 }

@@ -1,11 +1,9 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
@@ -57,33 +56,33 @@ type importRowData struct {
 	Undone     bool   `json:"undone"`
 }
 
-func decodeImport(t *testing.T, r *response) importData {
+func decodeImport(t *testing.T, r *apptest.Response) importData {
 	t.Helper()
 	var env struct {
 		Data importData `json:"data"`
 	}
-	mustJSON(t, r.body, &env)
+	apptest.MustJSON(t, r.Body, &env)
 	return env.Data
 }
 
 // uploadCSV posts a file to create-import and returns the new import.
-func uploadCSV(t *testing.T, c *client, entity, name, data string) importData {
+func uploadCSV(t *testing.T, c *apptest.Client, entity, name, data string) importData {
 	t.Helper()
-	r := c.uploadFiles("/v1/api/import/create-import?entity="+entity, "", upload{name, []byte(data)})
-	if r.status != http.StatusCreated {
-		t.Fatalf("upload %s: %d %s", name, r.status, r.body)
+	r := c.UploadFiles("/v1/api/import/create-import?entity="+entity, "", apptest.Upload{Name: name, Data: []byte(data)})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("upload %s: %d %s", name, r.Status, r.Body)
 	}
 	return decodeImport(t, r)
 }
 
 // waitImport polls view-import until the import is no longer queued or running.
-func waitImport(t *testing.T, c *client, id int64) importData {
+func waitImport(t *testing.T, c *apptest.Client, id int64) importData {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		r := c.get(fmt.Sprintf("/v1/api/import/view-import/%d", id))
-		if r.status != 200 {
-			t.Fatalf("view import: %d %s", r.status, r.body)
+		r := c.Get(fmt.Sprintf("/v1/api/import/view-import/%d", id))
+		if r.Status != 200 {
+			t.Fatalf("view import: %d %s", r.Status, r.Body)
 		}
 		im := decodeImport(t, r)
 		switch im.Status {
@@ -100,32 +99,32 @@ func waitImport(t *testing.T, c *client, id int64) importData {
 
 // runCSV uploads data, runs it with the suggested mapping (or the one given) and waits
 // for the end.
-func runCSV(t *testing.T, c *client, entity, data, mode, key string, mapping ...string) importData {
+func runCSV(t *testing.T, c *apptest.Client, entity, data, mode, key string, mapping ...string) importData {
 	t.Helper()
 	im := uploadCSV(t, c, entity, "data.csv", data)
 	body := map[string]any{"mode": mode, "match_key": key}
 	if mapping != nil {
 		body["mapping"] = mapping
 	}
-	r := c.do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), body)
-	if r.status != http.StatusAccepted || r.env().Message != "Import started" {
-		t.Fatalf("run: %d %s", r.status, r.body)
+	r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), body)
+	if r.Status != http.StatusAccepted || r.Env().Message != "Import started" {
+		t.Fatalf("run: %d %s", r.Status, r.Body)
 	}
 	return waitImport(t, c, im.ID)
 }
 
-func importRows(t *testing.T, c *client, id int64) map[int]importRowData {
+func importRows(t *testing.T, c *apptest.Client, id int64) map[int]importRowData {
 	t.Helper()
-	r := c.get(fmt.Sprintf("/v1/api/import/list-import-row/%d?limit=1000", id))
-	if r.status != 200 {
-		t.Fatalf("rows: %d %s", r.status, r.body)
+	r := c.Get(fmt.Sprintf("/v1/api/import/list-import-row/%d?limit=1000", id))
+	if r.Status != 200 {
+		t.Fatalf("rows: %d %s", r.Status, r.Body)
 	}
 	var env struct {
 		Data struct {
 			Result []importRowData `json:"result"`
 		} `json:"data"`
 	}
-	mustJSON(t, r.body, &env)
+	apptest.MustJSON(t, r.Body, &env)
 	out := map[int]importRowData{}
 	for _, row := range env.Data.Result {
 		out[row.Row] = row
@@ -155,9 +154,9 @@ func wantRow(t *testing.T, rows map[int]importRowData, no int, outcome, code str
 	return row
 }
 
-func leadByEmail(t *testing.T, e *testEnv, f tenantFixture, email string) []store.LeadView {
+func leadByEmail(t *testing.T, e *apptest.Env, f apptest.Tenant, email string) []store.LeadView {
 	t.Helper()
-	page, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Search: email, Limit: 100})
+	page, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Search: email, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,18 +169,18 @@ func leadByEmail(t *testing.T, e *testEnv, f tenantFixture, email string) []stor
 	return out
 }
 
-func seedLead(t *testing.T, e *testEnv, f tenantFixture, in store.LeadInput) *store.LeadView {
+func seedLead(t *testing.T, e *apptest.Env, f apptest.Tenant, in store.LeadInput) *store.LeadView {
 	t.Helper()
-	v, _, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).CreateLead(context.Background(), in, "", "")
+	v, _, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).CreateLead(context.Background(), in, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
 }
 
-func stageID(t *testing.T, e *testEnv, f tenantFixture, kind store.MasterKind, name string) int64 {
+func stageID(t *testing.T, e *apptest.Env, f apptest.Tenant, kind store.MasterKind, name string) int64 {
 	t.Helper()
-	ms, err := e.db.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
+	ms, err := e.DB.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,9 +205,9 @@ const modesCSV = "Name,E-mail,Phone,Stage,Company,Billing City\n" +
 
 func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		old := seedLead(t, e, f, store.LeadInput{CustomerName: "Old One", CompanyName: "Old Co", CompanyEmail: "old@x.test"})
 
 		// Create only: new rows are created, rows matching a lead (or an earlier row) are
@@ -245,7 +244,7 @@ func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 			a[0].LeadStatusName != "New lead" || a[0].CreatedBy == nil || *a[0].CreatedBy != f.Admin.ID {
 			t.Fatalf("created lead: %+v", a)
 		}
-		hist, err := e.db.Tenant(f.Tenant.ID, 0).History(context.Background(), "lead", a[0].ID, 10)
+		hist, err := e.DB.Tenant(f.Tenant.ID, 0).History(context.Background(), "lead", a[0].ID, 10)
 		if err != nil || len(hist) != 1 || hist[0].Action != "create" || hist[0].ActorUserID == nil || *hist[0].ActorUserID != f.Admin.ID {
 			t.Fatalf("journey of the created lead: %+v %v", hist, err)
 		}
@@ -314,9 +313,9 @@ func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 
 func TestImportReadsBOMSemicolonsAndSuggestsColumns(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		data := bom + "Full Name;E-Mail;company_email;Tel;Lead Source;Owner;Shipping Postcode;Comments;Extra\r\n" +
 			"Zoé Martin;zoe@x.test;zoe2@x.test;0612345678;Referral;" + f.Admin.Email + ";75001;\"a; b, c\";x\r\n" +
 			"Li Wei;li@x.test;;;;;;;\r\n"
@@ -337,16 +336,16 @@ func TestImportReadsBOMSemicolonsAndSuggestsColumns(t *testing.T) {
 				Total  int          `json:"total"`
 			} `json:"data"`
 		}
-		mustJSON(t, c.get("/v1/api/import/list-import").body, &list)
+		apptest.MustJSON(t, c.Get("/v1/api/import/list-import").Body, &list)
 		if list.Data.Total != 1 || list.Data.Result[0].ID != im.ID || len(list.Data.Result[0].Preview) != 2 {
 			t.Fatalf("list: %+v", list.Data)
 		}
 		// The column mapping can be changed: the second email column instead of the first.
 		mapping := append([]string(nil), wantMap...)
 		mapping[1], mapping[2] = "", "company_email"
-		r := c.do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), map[string]any{"mode": "create", "match_key": "email", "mapping": mapping})
-		if r.status != http.StatusAccepted {
-			t.Fatalf("run: %d %s", r.status, r.body)
+		r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), map[string]any{"mode": "create", "match_key": "email", "mapping": mapping})
+		if r.Status != http.StatusAccepted {
+			t.Fatalf("run: %d %s", r.Status, r.Body)
 		}
 		done := waitImport(t, c, im.ID)
 		wantCounts(t, done, 1, 0, 0, 1) // Li Wei has no email in the mapped column
@@ -356,8 +355,8 @@ func TestImportReadsBOMSemicolonsAndSuggestsColumns(t *testing.T) {
 			t.Fatalf("imported: %+v", z)
 		}
 		// Running it again is refused.
-		if r := c.do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), map[string]any{"mode": "create", "match_key": "email"}); r.status != http.StatusConflict {
-			t.Errorf("second run: %d %s", r.status, r.body)
+		if r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), map[string]any{"mode": "create", "match_key": "email"}); r.Status != http.StatusConflict {
+			t.Errorf("second run: %d %s", r.Status, r.Body)
 		}
 
 		// A mapping is checked: a field twice, an unknown field, a create without a name column,
@@ -374,10 +373,10 @@ func TestImportReadsBOMSemicolonsAndSuggestsColumns(t *testing.T) {
 			{[]string{"customer_name", "", ""}, "update", map[string]string{"match_key": "required"}},
 			{[]string{"customer_name"}, "create", map[string]string{"mapping": "invalid"}},
 		} {
-			r := c.do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im2.ID), map[string]any{"mode": tc.mode, "match_key": "email", "mapping": tc.mapping})
-			env := r.env()
-			if r.status != 422 || len(env.Errors) != len(tc.want) {
-				t.Errorf("%v %s: %d %s", tc.mapping, tc.mode, r.status, r.body)
+			r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im2.ID), map[string]any{"mode": tc.mode, "match_key": "email", "mapping": tc.mapping})
+			env := r.Env()
+			if r.Status != 422 || len(env.Errors) != len(tc.want) {
+				t.Errorf("%v %s: %d %s", tc.mapping, tc.mode, r.Status, r.Body)
 				continue
 			}
 			for k, v := range tc.want {
@@ -390,13 +389,13 @@ func TestImportReadsBOMSemicolonsAndSuggestsColumns(t *testing.T) {
 		// Files that cannot be imported say why.
 		for data, want := range map[string]string{"": "The file is empty.", "Name,Email\n": "The file has a header row but no data rows.",
 			"\xff\xfeN\x00": `The file is not UTF-8 text. Save it as "CSV UTF-8" and try again.`} {
-			r := c.uploadFiles("/v1/api/import/create-import?entity=lead", "", upload{"bad.csv", []byte(data)})
-			if r.status != 422 || r.env().Message != want {
-				t.Errorf("upload %q: %d %s", data, r.status, r.body)
+			r := c.UploadFiles("/v1/api/import/create-import?entity=lead", "", apptest.Upload{Name: "bad.csv", Data: []byte(data)})
+			if r.Status != 422 || r.Env().Message != want {
+				t.Errorf("upload %q: %d %s", data, r.Status, r.Body)
 			}
 		}
-		if r := c.uploadFiles("/v1/api/import/create-import?entity=shoe", "", upload{"x.csv", []byte("a\n1\n")}); r.status != 422 || r.env().Errors["entity"] != "invalid" {
-			t.Errorf("unknown entity: %d %s", r.status, r.body)
+		if r := c.UploadFiles("/v1/api/import/create-import?entity=shoe", "", apptest.Upload{Name: "x.csv", Data: []byte("a\n1\n")}); r.Status != 422 || r.Env().Errors["entity"] != "invalid" {
+			t.Errorf("unknown entity: %d %s", r.Status, r.Body)
 		}
 		// A Windows-1252 file (an older spreadsheet app's CSV) is read too.
 		im3 := uploadCSV(t, c, store.EntityLead, "w.csv", "Name;Email\nJos\xe9;jose@x.test\n")
@@ -427,12 +426,12 @@ func leadState(l *store.LeadView) string {
 
 func TestImportUndoRestoresExactly(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
-		sales := e.user(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
+		sales := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
 		ctx := context.Background()
-		scope := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 		deals := stageID(t, e, f, store.KindStage, "Deals")
 		hot := stageID(t, e, f, store.KindType, "Hot")
 		kept := seedLead(t, e, f, store.LeadInput{CustomerTitle: "Dr.", CustomerName: "Kept", CompanyName: "Kept Co",
@@ -459,14 +458,14 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 		created := []int64{*rows[3].RecordID, *rows[4].RecordID}
 
 		// Someone without delete permission on leads cannot undo it.
-		noDelete := e.user(f, "nodelete@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true, Scope: auth.ScopeAll}})
-		if r := e.apiClient(noDelete.Email).do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.status != 404 {
-			t.Errorf("another user's undo: %d", r.status) // not their import
+		noDelete := e.User(f, "nodelete@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true, Scope: auth.ScopeAll}})
+		if r := e.APIClient(noDelete.Email).Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.Status != 404 {
+			t.Errorf("another user's undo: %d", r.Status) // not their import
 		}
 
-		r := c.do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil)
-		if r.status != http.StatusAccepted || r.env().Message != "Undo started" {
-			t.Fatalf("undo: %d %s", r.status, r.body)
+		r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil)
+		if r.Status != http.StatusAccepted || r.Env().Message != "Undo started" {
+			t.Fatalf("undo: %d %s", r.Status, r.Body)
 		}
 		done := waitImport(t, c, im.ID)
 		if done.Status != store.ImportUndone || done.Undone != 4 || done.Progress != 100 {
@@ -491,7 +490,7 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 			case "import_undo":
 				undos++
 				var after map[string]any
-				mustJSON(t, *h.After, &after)
+				apptest.MustJSON(t, *h.After, &after)
 				if after["import_id"] != float64(im.ID) {
 					t.Errorf("undo entry: %s", *h.After)
 				}
@@ -515,8 +514,8 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 			}
 		}
 		// It cannot be undone twice.
-		if r := c.do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.status != http.StatusConflict {
-			t.Errorf("second undo: %d %s", r.status, r.body)
+		if r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.Status != http.StatusConflict {
+			t.Errorf("second undo: %d %s", r.Status, r.Body)
 		}
 	})
 }
@@ -526,16 +525,16 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 // away, as in the form.
 func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
 		ctx := context.Background()
-		rep := e.user(f, "rep@acme.test", map[auth.Feature]auth.Grant{
+		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{
 			auth.FeatureLeads: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
 		mine := seedLead(t, e, f, store.LeadInput{CustomerName: "Mine", CompanyEmail: "mine@x.test", OwnerID: &rep.ID, Notes: "mine"})
 		theirs := seedLead(t, e, f, store.LeadInput{CustomerName: "Theirs", CompanyEmail: "theirs@x.test", Notes: "theirs"})
-		g := e.tenant("Globex")
+		g := e.Tenant("Globex")
 		elsewhere := seedLead(t, e, g, store.LeadInput{CustomerName: "Elsewhere", CompanyEmail: "mine@x.test"})
-		c := e.apiClient(rep.Email)
+		c := e.APIClient(rep.Email)
 		data := "Email,Name,Owner,Notes\n" +
 			"mine@x.test,Mine Renamed,,\n" + // 2: updated
 			"theirs@x.test,Theirs Renamed,,\n" + // 3: not reachable, so not found
@@ -550,18 +549,18 @@ func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
 			t.Errorf("owner given away: %+v", r.Reason)
 		}
 		wantRow(t, rows, 5, store.OutcomeUpdated, "")
-		admin := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 		if l, err := admin.LeadView(ctx, mine.ID); err != nil || l.CustomerName != "Mine Renamed" || l.Notes != "new notes" || *l.OwnerID != rep.ID {
 			t.Errorf("own lead: %+v %v", l, err)
 		}
 		if l, err := admin.LeadView(ctx, theirs.ID); err != nil || leadState(l) != leadState(theirs) {
 			t.Errorf("another user's lead changed: %+v %v", l, err)
 		}
-		if l, err := e.db.Tenant(g.Tenant.ID, g.Admin.ID).LeadView(ctx, elsewhere.ID); err != nil || leadState(l) != leadState(elsewhere) {
+		if l, err := e.DB.Tenant(g.Tenant.ID, g.Admin.ID).LeadView(ctx, elsewhere.ID); err != nil || leadState(l) != leadState(elsewhere) {
 			t.Errorf("another tenant's lead changed: %+v %v", l, err)
 		}
-		if r := c.do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.status != http.StatusAccepted {
-			t.Fatalf("undo: %d %s", r.status, r.body)
+		if r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.Status != http.StatusAccepted {
+			t.Fatalf("undo: %d %s", r.Status, r.Body)
 		}
 		if done := waitImport(t, c, im.ID); done.Status != store.ImportUndone || done.Undone != 2 {
 			t.Fatalf("undo: %+v", done)
@@ -574,11 +573,11 @@ func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
 
 func TestImportClientsByPhoneAndUndo(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		ctx := context.Background()
-		scope := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 		existing, err := scope.CreateClient(ctx, store.ClientInput{CustomerName: "Client Old", CompanyEmail: "client@x.test",
 			CompanyPhoneNumber: "9444444444", Notes: "old"})
 		if err != nil {
@@ -592,9 +591,9 @@ func TestImportClientsByPhoneAndUndo(t *testing.T) {
 		if strings.Join(im.Mapping, "|") != "customer_name|company_email|company_phone_number|company_type_id|" {
 			t.Fatalf("client mapping: %q", im.Mapping)
 		}
-		r := c.do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), map[string]any{"mode": "upsert", "match_key": "phone"})
-		if r.status != http.StatusAccepted {
-			t.Fatalf("run: %d %s", r.status, r.body)
+		r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/run-import/%d", im.ID), map[string]any{"mode": "upsert", "match_key": "phone"})
+		if r.Status != http.StatusAccepted {
+			t.Fatalf("run: %d %s", r.Status, r.Body)
 		}
 		wantCounts(t, waitImport(t, c, im.ID), 1, 1, 0, 1)
 		got, err := scope.ClientView(ctx, existing.ID)
@@ -605,8 +604,8 @@ func TestImportClientsByPhoneAndUndo(t *testing.T) {
 		wantRow(t, rows, 4, store.OutcomeFailed, store.ReasonUnknown)
 		newID := *wantRow(t, rows, 3, store.OutcomeCreated, "").RecordID
 
-		if r := c.do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.status != http.StatusAccepted {
-			t.Fatalf("undo: %d %s", r.status, r.body)
+		if r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.Status != http.StatusAccepted {
+			t.Fatalf("undo: %d %s", r.Status, r.Body)
 		}
 		if done := waitImport(t, c, im.ID); done.Status != store.ImportUndone {
 			t.Fatalf("undo: %+v", done)
@@ -623,169 +622,151 @@ func TestImportClientsByPhoneAndUndo(t *testing.T) {
 
 func TestImportTenantIsolationAndPermissions(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		im := runCSV(t, c, store.EntityLead, "Name,Email\nAna,ana@x.test\n", store.ModeCreate, store.MatchEmail)
 
-		other := e.apiClient(e.tenant("Globex").Admin.Email)
-		colleague := e.apiClient(e.user(f, "colleague@acme.test", map[auth.Feature]auth.Grant{
+		other := e.APIClient(e.Tenant("Globex").Admin.Email)
+		colleague := e.APIClient(e.User(f, "colleague@acme.test", map[auth.Feature]auth.Grant{
 			auth.FeatureLeads: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeAll}}).Email)
 		id := strconv.FormatInt(im.ID, 10)
-		for _, cl := range []*client{other, colleague} {
+		for _, cl := range []*apptest.Client{other, colleague} {
 			for _, p := range []string{"/v1/api/import/view-import/", "/v1/api/import/list-import-row/", "/v1/api/import/report-import/",
 				"/imports/", "/imports/%s/report.csv", "/imports/%s/progress", "/imports/%s/undo"} {
 				path := p + id
 				if strings.Contains(p, "%s") {
 					path = fmt.Sprintf(p, id)
 				}
-				if r := cl.get(path); r.status != 404 {
-					t.Errorf("GET %s by another: %d", path, r.status)
+				if r := cl.Get(path); r.Status != 404 {
+					t.Errorf("GET %s by another: %d", path, r.Status)
 				}
 			}
 			for _, p := range []string{"/v1/api/import/run-import/", "/v1/api/import/undo-import/"} {
-				if r := cl.do("PATCH", p+id, map[string]any{"mode": "create"}); r.status != 404 {
-					t.Errorf("PATCH %s by another: %d", p, r.status)
+				if r := cl.Do("PATCH", p+id, map[string]any{"mode": "create"}); r.Status != 404 {
+					t.Errorf("PATCH %s by another: %d", p, r.Status)
 				}
 			}
-			if r := cl.get("/v1/api/import/list-import"); r.status != 200 || strings.Contains(r.body, `"id":`+id+",") {
-				t.Errorf("list by another: %d %s", r.status, r.body)
+			if r := cl.Get("/v1/api/import/list-import"); r.Status != 200 || strings.Contains(r.Body, `"id":`+id+",") {
+				t.Errorf("list by another: %d %s", r.Status, r.Body)
 			}
 		}
 
 		// Without create permission on leads, no lead import; clients may still be allowed.
-		viewer := e.apiClient(e.user(f, "viewer@acme.test", map[auth.Feature]auth.Grant{
+		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{
 			auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}, auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeAll}}).Email)
-		if r := viewer.uploadFiles("/v1/api/import/create-import?entity=lead", "", upload{"a.csv", []byte("Name,Email\nA,a@x.test\n")}); r.status != 403 {
-			t.Errorf("lead import without create: %d %s", r.status, r.body)
+		if r := viewer.UploadFiles("/v1/api/import/create-import?entity=lead", "", apptest.Upload{Name: "a.csv", Data: []byte("Name,Email\nA,a@x.test\n")}); r.Status != 403 {
+			t.Errorf("lead import without create: %d %s", r.Status, r.Body)
 		}
 		cim := uploadCSV(t, viewer, store.EntityClient, "c.csv", "Name,Email\nA,a@x.test\n")
 		// Update modes need update permission as well.
-		if r := viewer.do("PATCH", "/v1/api/import/run-import/"+strconv.FormatInt(cim.ID, 10), map[string]any{"mode": "upsert", "match_key": "email"}); r.status != 403 {
-			t.Errorf("upsert without update: %d %s", r.status, r.body)
+		if r := viewer.Do("PATCH", "/v1/api/import/run-import/"+strconv.FormatInt(cim.ID, 10), map[string]any{"mode": "upsert", "match_key": "email"}); r.Status != 403 {
+			t.Errorf("upsert without update: %d %s", r.Status, r.Body)
 		}
-		if r := viewer.do("PATCH", "/v1/api/import/run-import/"+strconv.FormatInt(cim.ID, 10), map[string]any{"mode": "create", "match_key": "email"}); r.status != 202 {
-			t.Fatalf("create-only: %d %s", r.status, r.body)
+		if r := viewer.Do("PATCH", "/v1/api/import/run-import/"+strconv.FormatInt(cim.ID, 10), map[string]any{"mode": "create", "match_key": "email"}); r.Status != 202 {
+			t.Fatalf("create-only: %d %s", r.Status, r.Body)
 		}
 		if done := waitImport(t, viewer, cim.ID); done.Created != 1 {
 			t.Fatalf("client import: %+v", done)
 		}
 		// Undo needs delete permission.
-		if r := viewer.do("PATCH", "/v1/api/import/undo-import/"+strconv.FormatInt(cim.ID, 10), nil); r.status != 403 {
-			t.Errorf("undo without delete: %d %s", r.status, r.body)
+		if r := viewer.Do("PATCH", "/v1/api/import/undo-import/"+strconv.FormatInt(cim.ID, 10), nil); r.Status != 403 {
+			t.Errorf("undo without delete: %d %s", r.Status, r.Body)
 		}
-		if r := viewer.get("/imports/" + strconv.FormatInt(cim.ID, 10) + "/undo"); r.status != 403 {
-			t.Errorf("undo page without delete: %d", r.status)
+		if r := viewer.Get("/imports/" + strconv.FormatInt(cim.ID, 10) + "/undo"); r.Status != 403 {
+			t.Errorf("undo page without delete: %d", r.Status)
 		}
 		// Nobody signed in: 401.
-		if r := e.client().get("/v1/api/import/list-import"); r.status != 401 {
-			t.Errorf("anonymous: %d", r.status)
+		if r := e.Client().Get("/v1/api/import/list-import"); r.Status != 401 {
+			t.Errorf("anonymous: %d", r.Status)
 		}
-		nothing := e.apiClient(e.user(f, "nothing@acme.test", map[auth.Feature]auth.Grant{}).Email)
-		if r := nothing.get("/imports/new"); r.status != 403 {
-			t.Errorf("new import page without permission: %d", r.status)
+		nothing := e.APIClient(e.User(f, "nothing@acme.test", map[auth.Feature]auth.Grant{}).Email)
+		if r := nothing.Get("/imports/new"); r.Status != 403 {
+			t.Errorf("new import page without permission: %d", r.Status)
 		}
 	})
 }
 
-// multipartForm posts fields and one file like a browser form.
-func (c *client) multipartForm(path string, fields url.Values, fileField, fileName string, data []byte) *response {
-	c.e.t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, vs := range fields {
-		for _, v := range vs {
-			_ = mw.WriteField(k, v)
-		}
-	}
-	w, _ := mw.CreateFormFile(fileField, fileName)
-	_, _ = w.Write(data)
-	_ = mw.Close()
-	req, _ := http.NewRequest("POST", c.e.srv.URL+path, &buf)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return c.send(req)
-}
-
 func TestImportPages(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		b := e.browser(f.Admin.Email)
-		if r := b.get("/imports"); r.status != 200 || !strings.Contains(r.body, "You have not imported anything yet.") {
-			t.Fatalf("empty list: %d", r.status)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		b := e.Browser(f.Admin.Email)
+		if r := b.Get("/imports"); r.Status != 200 || !strings.Contains(r.Body, "You have not imported anything yet.") {
+			t.Fatalf("empty list: %d", r.Status)
 		}
-		if r := b.get("/imports/new"); r.status != 200 || !strings.Contains(r.body, `enctype="multipart/form-data"`) ||
-			!strings.Contains(r.body, `<option value="lead"`) {
-			t.Fatalf("new page: %d %s", r.status, r.body)
+		if r := b.Get("/imports/new"); r.Status != 200 || !strings.Contains(r.Body, `enctype="multipart/form-data"`) ||
+			!strings.Contains(r.Body, `<option value="lead"`) {
+			t.Fatalf("new page: %d %s", r.Status, r.Body)
 		}
 		// A refused file comes back to the form with the reason next to the file field.
-		r := b.multipartForm("/imports/new", url.Values{"entity": {"lead"}}, "file", "empty.csv", nil)
-		if r.status != 422 || !strings.Contains(r.body, `id="f-file-error"`) || !strings.Contains(r.body, "The file is empty.") {
-			t.Fatalf("empty upload: %d %s", r.status, r.body)
+		r := b.MultipartFile("/imports/new", url.Values{"entity": {"lead"}}, "file", "empty.csv", nil)
+		if r.Status != 422 || !strings.Contains(r.Body, `id="f-file-error"`) || !strings.Contains(r.Body, "The file is empty.") {
+			t.Fatalf("empty upload: %d %s", r.Status, r.Body)
 		}
 		data := bom + "Nom;Email;Phone\nAna;ana@x.test;9000000001\nBad;bad;\n"
-		r = b.multipartForm("/imports/new", url.Values{"entity": {"lead"}}, "file", "people.csv", []byte(data))
-		if r.status != http.StatusSeeOther {
-			t.Fatalf("upload: %d %s", r.status, r.body)
+		r = b.MultipartFile("/imports/new", url.Values{"entity": {"lead"}}, "file", "people.csv", []byte(data))
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("upload: %d %s", r.Status, r.Body)
 		}
-		page := r.header.Get("Location")
+		page := r.Header.Get("Location")
 		id := strings.TrimPrefix(page, "/imports/")
-		r = b.get(page)
-		if r.status != 200 || !strings.Contains(r.body, `data-testid="import-mapping"`) ||
-			!regexp.MustCompile(`<option value="company_email" selected>`).MatchString(r.body) ||
-			!strings.Contains(r.body, "ana@x.test") {
-			t.Fatalf("mapping page: %d %s", r.status, r.body)
+		r = b.Get(page)
+		if r.Status != 200 || !strings.Contains(r.Body, `data-testid="import-mapping"`) ||
+			!regexp.MustCompile(`<option value="company_email" selected>`).MatchString(r.Body) ||
+			!strings.Contains(r.Body, "ana@x.test") {
+			t.Fatalf("mapping page: %d %s", r.Status, r.Body)
 		}
 		// A mapping without the name column is refused with the reason.
-		r = b.form(page+"/run", url.Values{"map.0": {""}, "map.1": {"company_email"}, "map.2": {""}, "mode": {"create"}, "match_key": {"email"}})
-		if r.status != 422 || !strings.Contains(r.body, "Choose the column that holds Customer name") {
-			t.Fatalf("refused mapping: %d %s", r.status, r.body)
+		r = b.Form(page+"/run", url.Values{"map.0": {""}, "map.1": {"company_email"}, "map.2": {""}, "mode": {"create"}, "match_key": {"email"}})
+		if r.Status != 422 || !strings.Contains(r.Body, "Choose the column that holds Customer name") {
+			t.Fatalf("refused mapping: %d %s", r.Status, r.Body)
 		}
-		r = b.form(page+"/run", url.Values{"map.0": {"customer_name"}, "map.1": {"company_email"}, "map.2": {"company_phone_number"},
+		r = b.Form(page+"/run", url.Values{"map.0": {"customer_name"}, "map.1": {"company_email"}, "map.2": {"company_phone_number"},
 			"mode": {"create"}, "match_key": {"email"}})
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != page {
-			t.Fatalf("run: %d %s", r.status, r.body)
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != page {
+			t.Fatalf("run: %d %s", r.Status, r.Body)
 		}
-		api := e.apiClient(f.Admin.Email)
+		api := e.APIClient(f.Admin.Email)
 		n, _ := strconv.ParseInt(id, 10, 64)
 		waitImport(t, api, n)
 		// The progress fragment, once the import is over, is the report without polling.
-		r = b.get(page+"/progress", "HX-Request", "true", "HX-Target", "import-status")
-		if r.status != 200 || strings.Contains(r.body, "hx-trigger") || !strings.Contains(r.body, `data-testid="import-report"`) ||
-			strings.Contains(r.body, "<html") {
-			t.Fatalf("progress fragment: %d %s", r.status, r.body)
+		r = b.Get(page+"/progress", "HX-Request", "true", "HX-Target", "import-status")
+		if r.Status != 200 || strings.Contains(r.Body, "hx-trigger") || !strings.Contains(r.Body, `data-testid="import-report"`) ||
+			strings.Contains(r.Body, "<html") {
+			t.Fatalf("progress fragment: %d %s", r.Status, r.Body)
 		}
-		r = b.get(page)
-		if r.status != 200 || !strings.Contains(r.body, "Import finished") || !strings.Contains(r.body, "Email: Enter a valid email address.") ||
-			!strings.Contains(r.body, `href="/imports/`+id+`/undo"`) {
-			t.Fatalf("report page: %d %s", r.status, r.body)
+		r = b.Get(page)
+		if r.Status != 200 || !strings.Contains(r.Body, "Import finished") || !strings.Contains(r.Body, "Email: Enter a valid email address.") ||
+			!strings.Contains(r.Body, `href="/imports/`+id+`/undo"`) {
+			t.Fatalf("report page: %d %s", r.Status, r.Body)
 		}
 		// The downloadable report: every row with its result and reason, then the row's cells.
-		r = b.get(page + "/report.csv")
-		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Disposition"), "attachment") || !strings.HasPrefix(r.body, bom) {
-			t.Fatalf("report: %d %v", r.status, r.header)
+		r = b.Get(page + "/report.csv")
+		if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Disposition"), "attachment") || !strings.HasPrefix(r.Body, bom) {
+			t.Fatalf("report: %d %v", r.Status, r.Header)
 		}
-		recs, err := readCSV(strings.TrimPrefix(r.body, bom), ';')
+		recs, err := readCSV(strings.TrimPrefix(r.Body, bom), ';')
 		if err != nil || len(recs) != 3 || strings.Join(recs[0], "|") != "Row|Result|Record|Reason|Nom|Email|Phone" ||
 			recs[1][1] != "Created" || recs[1][2] == "" || recs[2][0] != "3" || recs[2][1] != "Failed" ||
 			recs[2][3] != "Email: Enter a valid email address." || recs[2][5] != "bad" {
 			t.Fatalf("report CSV: %q %v", recs, err)
 		}
-		if r := b.get("/imports"); r.status != 200 || !strings.Contains(r.body, "people.csv") || !strings.Contains(r.body, ">Done<") {
-			t.Fatalf("list: %d %s", r.status, r.body)
+		if r := b.Get("/imports"); r.Status != 200 || !strings.Contains(r.Body, "people.csv") || !strings.Contains(r.Body, ">Done<") {
+			t.Fatalf("list: %d %s", r.Status, r.Body)
 		}
 		// Undo: a confirmation step, then the progress, then the report.
-		if r := b.get(page + "/undo"); r.status != 200 || !strings.Contains(r.body, `data-testid="confirm-submit"`) {
-			t.Fatalf("undo confirm: %d %s", r.status, r.body)
+		if r := b.Get(page + "/undo"); r.Status != 200 || !strings.Contains(r.Body, `data-testid="confirm-submit"`) {
+			t.Fatalf("undo confirm: %d %s", r.Status, r.Body)
 		}
-		if r := b.form(page+"/undo", url.Values{}); r.status != http.StatusSeeOther {
-			t.Fatalf("undo: %d %s", r.status, r.body)
+		if r := b.Form(page+"/undo", url.Values{}); r.Status != http.StatusSeeOther {
+			t.Fatalf("undo: %d %s", r.Status, r.Body)
 		}
 		if im := waitImport(t, api, n); im.Status != store.ImportUndone {
 			t.Fatalf("undo: %+v", im)
 		}
-		if r := b.get(page); !strings.Contains(r.body, "Import undone") || strings.Contains(r.body, `/undo"`) {
-			t.Fatalf("undone page: %s", r.body)
+		if r := b.Get(page); !strings.Contains(r.Body, "Import undone") || strings.Contains(r.Body, `/undo"`) {
+			t.Fatalf("undone page: %s", r.Body)
 		}
 	})
 }

@@ -7,20 +7,21 @@ import (
 	"net/http"
 	"testing"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
 
 // newLead creates a lead through the API and returns its id.
-func newLead(t *testing.T, c *client, name string) int64 {
+func newLead(t *testing.T, c *apptest.Client, name string) int64 {
 	t.Helper()
-	r := c.do("POST", "/v1/api/lead/create-customer-lead", map[string]any{
+	r := c.Do("POST", "/v1/api/lead/create-customer-lead", map[string]any{
 		"customer_name": name, "company_name": name + " Co", "company_email": fmt.Sprintf("%s@example.com", slug(name)),
 		"company_phone_number": "0123456789"})
-	if r.status != 201 {
-		t.Fatalf("create %s: %d %s", name, r.status, r.body)
+	if r.Status != 201 {
+		t.Fatalf("create %s: %d %s", name, r.Status, r.Body)
 	}
-	return int64(r.env().Data["id"].(float64))
+	return int64(r.Env().Data["id"].(float64))
 }
 
 func slug(s string) string {
@@ -34,9 +35,9 @@ func slug(s string) string {
 }
 
 // masterID finds a master of the tenant by kind and name.
-func masterID(t *testing.T, e *testEnv, f tenantFixture, kind store.MasterKind, name string) int64 {
+func masterID(t *testing.T, e *apptest.Env, f apptest.Tenant, kind store.MasterKind, name string) int64 {
 	t.Helper()
-	ms, err := e.db.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
+	ms, err := e.DB.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,18 +57,18 @@ type journeyRow struct {
 	ActorName string  `json:"actor_name"`
 }
 
-func journey(t *testing.T, c *client, id int64) []journeyRow {
+func journey(t *testing.T, c *apptest.Client, id int64) []journeyRow {
 	t.Helper()
-	r := c.get(fmt.Sprintf("/v1/api/lead/list-customer-journey?lead_id=%d&limit=50", id))
-	if r.status != 200 {
-		t.Fatalf("journey: %d %s", r.status, r.body)
+	r := c.Get(fmt.Sprintf("/v1/api/lead/list-customer-journey?lead_id=%d&limit=50", id))
+	if r.Status != 200 {
+		t.Fatalf("journey: %d %s", r.Status, r.Body)
 	}
 	var env struct {
 		Data struct {
 			Result []journeyRow `json:"result"`
 		} `json:"data"`
 	}
-	mustJSON(t, r.body, &env)
+	apptest.MustJSON(t, r.Body, &env)
 	return env.Data.Result
 }
 
@@ -84,16 +85,16 @@ func decodeMap(t *testing.T, s *string) map[string]any {
 
 func TestLeadUpdateRecordsJourney(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		id := newLead(t, c, "Ana Silva")
 		won := masterID(t, e, f, store.KindStage, "Won")
-		r := c.do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{
+		r := c.Do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{
 			"customer_name": "Ana Souza", "company_name": "Ana Silva Co", "company_email": "ana@example.com",
 			"company_phone_number": "0123456789", "lead_stage_id": won, "notes": "Met at the fair"})
-		if r.status != 200 || r.env().Message != "Lead updated successfully" || r.env().Data["lead_stage_name"] != "Won" {
-			t.Fatalf("update: %d %s", r.status, r.body)
+		if r.Status != 200 || r.Env().Message != "Lead updated successfully" || r.Env().Data["lead_stage_name"] != "Won" {
+			t.Fatalf("update: %d %s", r.Status, r.Body)
 		}
 		j := journey(t, c, id)
 		if len(j) != 3 || j[0].Action != "stage" || j[1].Action != "update" || j[2].Action != "create" {
@@ -113,11 +114,11 @@ func TestLeadUpdateRecordsJourney(t *testing.T) {
 		}
 		// Validation: bad email and a stage of another kind.
 		status := masterID(t, e, f, store.KindStatus, "Converted")
-		r = c.do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{
+		r = c.Do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{
 			"customer_name": "Ana", "company_email": "nope", "lead_stage_id": status})
-		env := r.env()
-		if r.status != 422 || env.Errors["company_email"] != "invalidEmail" || env.Errors["lead_stage_id"] != "invalid" {
-			t.Fatalf("invalid update: %d %s", r.status, r.body)
+		env := r.Env()
+		if r.Status != 422 || env.Errors["company_email"] != "invalidEmail" || env.Errors["lead_stage_id"] != "invalid" {
+			t.Fatalf("invalid update: %d %s", r.Status, r.Body)
 		}
 		if len(journey(t, c, id)) != 3 {
 			t.Fatal("a refused update was recorded")
@@ -127,39 +128,39 @@ func TestLeadUpdateRecordsJourney(t *testing.T) {
 
 func TestLeadQuickAndBulkChanges(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		ids := []int64{newLead(t, c, "One"), newLead(t, c, "Two"), newLead(t, c, "Three")}
 		deals := masterID(t, e, f, store.KindStage, "Deals")
-		r := c.do("PATCH", fmt.Sprintf("/v1/api/lead/update-stage-customer-lead/%d", ids[0]), map[string]any{"lead_stage_id": deals})
-		if r.status != 200 || r.env().Data["lead_stage_name"] != "Deals" {
-			t.Fatalf("stage change: %d %s", r.status, r.body)
+		r := c.Do("PATCH", fmt.Sprintf("/v1/api/lead/update-stage-customer-lead/%d", ids[0]), map[string]any{"lead_stage_id": deals})
+		if r.Status != 200 || r.Env().Data["lead_stage_name"] != "Deals" {
+			t.Fatalf("stage change: %d %s", r.Status, r.Body)
 		}
 		if j := journey(t, c, ids[0]); j[0].Action != "stage" || *j[0].Before != `"Leads"` || *j[0].After != `"Deals"` {
 			t.Fatalf("stage journey: %+v", j[0])
 		}
 		contact := masterID(t, e, f, store.KindStatus, "Attempt to contact")
-		r = c.do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids, "lead_status_id": contact})
-		if r.status != 200 || r.env().Message != "3 leads updated" {
-			t.Fatalf("bulk status: %d %s", r.status, r.body)
+		r = c.Do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids, "lead_status_id": contact})
+		if r.Status != 200 || r.Env().Message != "3 leads updated" {
+			t.Fatalf("bulk status: %d %s", r.Status, r.Body)
 		}
-		sales := e.user(f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
-		r = c.do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids[:2], "owner_id": sales.ID})
-		if r.status != 200 || r.env().Data["count"] != 2.0 {
-			t.Fatalf("bulk owner: %d %s", r.status, r.body)
+		sales := e.User(f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+		r = c.Do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids[:2], "owner_id": sales.ID})
+		if r.Status != 200 || r.Env().Data["count"] != 2.0 {
+			t.Fatalf("bulk owner: %d %s", r.Status, r.Body)
 		}
 		// The new owner now reaches exactly those two.
-		if env := e.apiClient(sales.Email).get("/v1/api/lead/list-customer-lead").env(); env.Data["total"] != 2.0 {
+		if env := e.APIClient(sales.Email).Get("/v1/api/lead/list-customer-lead").Env(); env.Data["total"] != 2.0 {
 			t.Fatalf("owner's leads: %v", env.Data["total"])
 		}
-		r = c.do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids, "lead_status_id": contact, "owner_id": sales.ID})
-		if r.status != 422 {
-			t.Fatalf("two changes at once: %d", r.status)
+		r = c.Do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids, "lead_status_id": contact, "owner_id": sales.ID})
+		if r.Status != 422 {
+			t.Fatalf("two changes at once: %d", r.Status)
 		}
-		r = c.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead?ids=[%d,%d]", ids[1], ids[2]), nil)
-		if r.status != 200 || r.env().Message != "2 leads deleted" {
-			t.Fatalf("bulk delete: %d %s", r.status, r.body)
+		r = c.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead?ids=[%d,%d]", ids[1], ids[2]), nil)
+		if r.Status != 200 || r.Env().Message != "2 leads deleted" {
+			t.Fatalf("bulk delete: %d %s", r.Status, r.Body)
 		}
 		if countLeads(t, e, f) != 1 {
 			t.Fatal("bulk delete left leads")
@@ -173,26 +174,26 @@ func TestLeadQuickAndBulkChanges(t *testing.T) {
 
 func TestDuplicateWarning(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		id := newLead(t, c, "Dup One")
-		r := c.get("/v1/api/lead/duplicate-customer-lead?email=dupone@example.com")
+		r := c.Get("/v1/api/lead/duplicate-customer-lead?email=dupone@example.com")
 		var env struct {
 			Data []struct {
 				ID int64 `json:"id"`
 			} `json:"data"`
 		}
-		mustJSON(t, r.body, &env)
+		apptest.MustJSON(t, r.Body, &env)
 		if len(env.Data) != 1 || env.Data[0].ID != id {
-			t.Fatalf("duplicate by email: %s", r.body)
+			t.Fatalf("duplicate by email: %s", r.Body)
 		}
-		mustJSON(t, c.get(fmt.Sprintf("/v1/api/lead/duplicate-customer-lead?phone=0123456789&except_id=%d", id)).body, &env)
+		apptest.MustJSON(t, c.Get(fmt.Sprintf("/v1/api/lead/duplicate-customer-lead?phone=0123456789&except_id=%d", id)).Body, &env)
 		if len(env.Data) != 0 {
 			t.Fatalf("the lead itself is not its duplicate: %v", env.Data)
 		}
-		other := e.tenant("Other")
-		mustJSON(t, e.apiClient(other.Admin.Email).get("/v1/api/lead/duplicate-customer-lead?email=dupone@example.com").body, &env)
+		other := e.Tenant("Other")
+		apptest.MustJSON(t, e.APIClient(other.Admin.Email).Get("/v1/api/lead/duplicate-customer-lead?email=dupone@example.com").Body, &env)
 		if len(env.Data) != 0 {
 			t.Fatal("duplicate check crosses tenants")
 		}
@@ -201,32 +202,32 @@ func TestDuplicateWarning(t *testing.T) {
 
 func TestMastersAndStageSettings(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
-		r := c.do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "Trade fair"})
-		if r.status != 201 || r.env().Message != "Saved successfully" {
-			t.Fatalf("create source: %d %s", r.status, r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
+		r := c.Do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "Trade fair"})
+		if r.Status != 201 || r.Env().Message != "Saved successfully" {
+			t.Fatalf("create source: %d %s", r.Status, r.Body)
 		}
-		fair := int64(r.env().Data["id"].(float64))
-		if r := c.do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "Trade fair"}); r.status != 422 || r.env().Errors["name"] != "taken" {
-			t.Fatalf("duplicate name: %d %s", r.status, r.body)
+		fair := int64(r.Env().Data["id"].(float64))
+		if r := c.Do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "Trade fair"}); r.Status != 422 || r.Env().Errors["name"] != "taken" {
+			t.Fatalf("duplicate name: %d %s", r.Status, r.Body)
 		}
-		if r := c.do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "<i>x</i>"}); r.status != 422 || r.env().Errors["name"] != "htmlNotAllowed" {
-			t.Fatalf("html name: %d", r.status)
+		if r := c.Do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "<i>x</i>"}); r.Status != 422 || r.Env().Errors["name"] != "htmlNotAllowed" {
+			t.Fatalf("html name: %d", r.Status)
 		}
-		r = c.do("PUT", fmt.Sprintf("/v1/api/update-lead-source-master/%d", fair), map[string]string{"name": "Trade show"})
-		if r.status != 200 || r.env().Data["name"] != "Trade show" {
-			t.Fatalf("rename: %d %s", r.status, r.body)
+		r = c.Do("PUT", fmt.Sprintf("/v1/api/update-lead-source-master/%d", fair), map[string]string{"name": "Trade show"})
+		if r.Status != 200 || r.Env().Data["name"] != "Trade show" {
+			t.Fatalf("rename: %d %s", r.Status, r.Body)
 		}
 		// In use: refused with the count.
 		id := newLead(t, c, "Fair Lead")
-		c.do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{"customer_name": "Fair Lead", "company_email": "fairlead@example.com", "lead_source_id": fair})
-		r = c.do("DELETE", fmt.Sprintf("/v1/api/delete-lead-source-master/%d", fair), nil)
-		if r.status != 409 || r.env().Message != "This entry is used by 1 lead and cannot be deleted." {
-			t.Fatalf("delete in use: %d %s", r.status, r.body)
+		c.Do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{"customer_name": "Fair Lead", "company_email": "fairlead@example.com", "lead_source_id": fair})
+		r = c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-source-master/%d", fair), nil)
+		if r.Status != 409 || r.Env().Message != "This entry is used by 1 lead and cannot be deleted." {
+			t.Fatalf("delete in use: %d %s", r.Status, r.Body)
 		}
-		list := c.get("/v1/api/list-lead-source-master").env()
+		list := c.Get("/v1/api/list-lead-source-master").Env()
 		found := false
 		for _, row := range list.Data["result"].([]any) {
 			m := row.(map[string]any)
@@ -237,9 +238,9 @@ func TestMastersAndStageSettings(t *testing.T) {
 		if !found {
 			t.Fatalf("list with usage: %v", list.Data)
 		}
-		c.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil)
-		if r := c.do("DELETE", fmt.Sprintf("/v1/api/delete-lead-source-master/%d", fair), nil); r.status != 200 {
-			t.Fatalf("delete unused: %d %s", r.status, r.body)
+		c.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil)
+		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-source-master/%d", fair), nil); r.Status != 200 {
+			t.Fatalf("delete unused: %d %s", r.Status, r.Body)
 		}
 
 		// Stage order by drag: the new order is the dropdown's order.
@@ -247,77 +248,77 @@ func TestMastersAndStageSettings(t *testing.T) {
 		for _, n := range []string{"Won", "Lost", "Leads", "Deals"} {
 			stages = append(stages, masterID(t, e, f, store.KindStage, n))
 		}
-		if r := c.do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages}); r.status != 200 {
-			t.Fatalf("reorder: %d %s", r.status, r.body)
+		if r := c.Do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages}); r.Status != 200 {
+			t.Fatalf("reorder: %d %s", r.Status, r.Body)
 		}
 		var dd struct {
 			Data []struct {
 				Label string `json:"label"`
 			} `json:"data"`
 		}
-		mustJSON(t, c.get("/v1/api/dropdown-lead-stage-master").body, &dd)
+		apptest.MustJSON(t, c.Get("/v1/api/dropdown-lead-stage-master").Body, &dd)
 		if len(dd.Data) != 4 || dd.Data[0].Label != "Won" || dd.Data[3].Label != "Deals" {
 			t.Fatalf("order: %+v", dd.Data)
 		}
-		if r := c.do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages[:3]}); r.status != 422 {
-			t.Fatalf("partial order accepted: %d", r.status)
+		if r := c.Do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages[:3]}); r.Status != 422 {
+			t.Fatalf("partial order accepted: %d", r.Status)
 		}
 
 		// Stage settings drive the won/lost counts and the default of new leads.
-		r = c.get("/v1/api/view-or-create-lead-stage-setting")
-		st := r.env().Data
+		r = c.Get("/v1/api/view-or-create-lead-stage-setting")
+		st := r.Env().Data
 		if st["won_stage_id"] != float64(stages[0]) || st["lost_stage_id"] != float64(stages[1]) || st["default_stage_id"] != float64(stages[2]) {
 			t.Fatalf("settings: %v", st)
 		}
 		deals := stages[3]
-		r = c.do("PUT", "/v1/api/update-lead-stage-setting", map[string]any{"default_stage_id": deals, "won_stage_id": deals, "lost_stage_id": stages[1]})
-		if r.status != 200 {
-			t.Fatalf("update settings: %d %s", r.status, r.body)
+		r = c.Do("PUT", "/v1/api/update-lead-stage-setting", map[string]any{"default_stage_id": deals, "won_stage_id": deals, "lost_stage_id": stages[1]})
+		if r.Status != 200 {
+			t.Fatalf("update settings: %d %s", r.Status, r.Body)
 		}
 		id = newLead(t, c, "After Settings")
-		env := c.get("/v1/api/lead/list-customer-lead").env()
+		env := c.Get("/v1/api/lead/list-customer-lead").Env()
 		row := env.Data["result"].([]any)[0].(map[string]any)
 		if row["lead_stage_name"] != "Deals" || env.Data["summary"].(map[string]any)["won"] != 1.0 {
 			t.Fatalf("default and won follow the settings: %v %v", row["lead_stage_name"], env.Data["summary"])
 		}
-		if r := c.do("PUT", "/v1/api/update-lead-stage-setting", map[string]any{"default_stage_id": deals, "won_stage_id": deals, "lost_stage_id": deals}); r.status != 422 || r.env().Errors["lost_stage_id"] != "wonLostSame" {
-			t.Fatalf("won = lost: %d %s", r.status, r.body)
+		if r := c.Do("PUT", "/v1/api/update-lead-stage-setting", map[string]any{"default_stage_id": deals, "won_stage_id": deals, "lost_stage_id": deals}); r.Status != 422 || r.Env().Errors["lost_stage_id"] != "wonLostSame" {
+			t.Fatalf("won = lost: %d %s", r.Status, r.Body)
 		}
-		if r := c.do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[2]), nil); r.status != 200 {
-			t.Fatalf("delete a stage no longer in settings: %d %s", r.status, r.body)
+		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[2]), nil); r.Status != 200 {
+			t.Fatalf("delete a stage no longer in settings: %d %s", r.Status, r.Body)
 		}
-		if r := c.do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[1]), nil); r.status != 422 {
-			t.Fatalf("delete the lost stage: %d %s", r.status, r.body)
+		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[1]), nil); r.Status != 422 {
+			t.Fatalf("delete the lost stage: %d %s", r.Status, r.Body)
 		}
 	})
 }
 
 func TestSavedViews(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
-		r := c.do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "Hot deals", "query": "?stage_id=2&sort=name"})
-		if r.status != 201 {
-			t.Fatalf("save: %d %s", r.status, r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
+		r := c.Do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "Hot deals", "query": "?stage_id=2&sort=name"})
+		if r.Status != 201 {
+			t.Fatalf("save: %d %s", r.Status, r.Body)
 		}
-		id := int64(r.env().Data["id"].(float64))
-		c.do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "Hot deals", "query": "stage_id=3"})
-		list := c.get("/v1/api/lead/list-saved-view").env()
+		id := int64(r.Env().Data["id"].(float64))
+		c.Do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "Hot deals", "query": "stage_id=3"})
+		list := c.Get("/v1/api/lead/list-saved-view").Env()
 		rows := list.Data["result"].([]any)
 		if len(rows) != 1 || rows[0].(map[string]any)["query"] != "stage_id=3" {
 			t.Fatalf("saving the same name replaces: %v", rows)
 		}
 		// Another user of the tenant does not see or delete it.
-		other := e.apiClient(e.user(f, "o@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
-		if env := other.get("/v1/api/lead/list-saved-view").env(); len(env.Data["result"].([]any)) != 0 {
+		other := e.APIClient(e.User(f, "o@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		if env := other.Get("/v1/api/lead/list-saved-view").Env(); len(env.Data["result"].([]any)) != 0 {
 			t.Fatal("saved views leak between users")
 		}
-		if r := other.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-saved-view/%d", id), nil); r.status != 404 {
-			t.Fatalf("delete another's view: %d", r.status)
+		if r := other.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-saved-view/%d", id), nil); r.Status != 404 {
+			t.Fatalf("delete another's view: %d", r.Status)
 		}
-		if r := c.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-saved-view/%d", id), nil); r.status != 200 {
-			t.Fatalf("delete: %d", r.status)
+		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-saved-view/%d", id), nil); r.Status != 200 {
+			t.Fatalf("delete: %d", r.Status)
 		}
 	})
 }
@@ -326,13 +327,13 @@ func TestSavedViews(t *testing.T) {
 // another tenant's id: each answers 404 and changes nothing.
 func TestLeadRoutesIsolateTenants(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		a, b := e.tenant("Alpha"), e.tenant("Beta")
-		ca, cb := e.apiClient(a.Admin.Email), e.apiClient(b.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		a, b := e.Tenant("Alpha"), e.Tenant("Beta")
+		ca, cb := e.APIClient(a.Admin.Email), e.APIClient(b.Admin.Email)
 		lead := newLead(t, ca, "Alpha Lead")
 		source := masterID(t, e, a, store.KindSource, "Website")
 		bStage := masterID(t, e, b, store.KindStage, "Won")
-		view := int64(ca.do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "v", "query": "a=1"}).env().Data["id"].(float64))
+		view := int64(ca.Do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "v", "query": "a=1"}).Env().Data["id"].(float64))
 		calls := []struct {
 			method, path string
 			body         any
@@ -349,15 +350,15 @@ func TestLeadRoutesIsolateTenants(t *testing.T) {
 			{"DELETE", fmt.Sprintf("/v1/api/lead/delete-saved-view/%d", view), nil},
 		}
 		for _, call := range calls {
-			if r := cb.do(call.method, call.path, call.body); r.status != http.StatusNotFound {
-				t.Errorf("%s %s from another tenant: %d %s", call.method, call.path, r.status, r.body)
+			if r := cb.Do(call.method, call.path, call.body); r.Status != http.StatusNotFound {
+				t.Errorf("%s %s from another tenant: %d %s", call.method, call.path, r.Status, r.Body)
 			}
 		}
 		// Bulk changes skip what the caller cannot reach.
-		if r := cb.do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": []int64{lead}, "lead_stage_id": bStage}); r.status != 200 || r.env().Data["count"] != 0.0 {
-			t.Errorf("bulk update across tenants: %d %s", r.status, r.body)
+		if r := cb.Do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": []int64{lead}, "lead_stage_id": bStage}); r.Status != 200 || r.Env().Data["count"] != 0.0 {
+			t.Errorf("bulk update across tenants: %d %s", r.Status, r.Body)
 		}
-		got := ca.get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", lead)).env().Data
+		got := ca.Get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", lead)).Env().Data
 		if got["customer_name"] != "Alpha Lead" || got["lead_stage_name"] != "Leads" {
 			t.Fatalf("alpha's lead changed: %v", got)
 		}
@@ -367,7 +368,7 @@ func TestLeadRoutesIsolateTenants(t *testing.T) {
 		var dd struct {
 			Data []any `json:"data"`
 		}
-		if mustJSON(t, cb.get("/v1/api/lead/dropdown-customer-lead?search=alpha").body, &dd); len(dd.Data) != 0 {
+		if apptest.MustJSON(t, cb.Get("/v1/api/lead/dropdown-customer-lead?search=alpha").Body, &dd); len(dd.Data) != 0 {
 			t.Fatalf("dropdown across tenants: %v", dd.Data)
 		}
 	})
@@ -377,12 +378,12 @@ func TestLeadRoutesIsolateTenants(t *testing.T) {
 // gets 403 on every lead and master route.
 func TestLeadRoutesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		viewer := e.apiClient(e.user(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
-		nobody := e.apiClient(e.user(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		nobody := e.APIClient(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
 		calls := []struct {
-			c            *client
+			c            *apptest.Client
 			method, path string
 		}{
 			{viewer, "PUT", "/v1/api/lead/update-customer-lead/1"},
@@ -407,8 +408,8 @@ func TestLeadRoutesRefuseWithoutPermission(t *testing.T) {
 			{nobody, "GET", "/v1/api/dropdown-business-type-master"},
 		}
 		for _, call := range calls {
-			if r := call.c.do(call.method, call.path, map[string]any{}); r.status != http.StatusForbidden {
-				t.Errorf("%s %s: %d %s", call.method, call.path, r.status, r.body)
+			if r := call.c.Do(call.method, call.path, map[string]any{}); r.Status != http.StatusForbidden {
+				t.Errorf("%s %s: %d %s", call.method, call.path, r.Status, r.Body)
 			}
 		}
 	})

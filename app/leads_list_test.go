@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
@@ -22,19 +23,19 @@ type listAPIFixture struct {
 	masters map[store.MasterKind][]store.Master
 	salesID int64
 	base    time.Time
-	admin   *client
-	sales   *client
-	other   *client
+	admin   *apptest.Client
+	sales   *apptest.Client
+	other   *apptest.Client
 }
 
-func newListAPIFixture(t *testing.T, e *testEnv) *listAPIFixture {
+func newListAPIFixture(t *testing.T, e *apptest.Env) *listAPIFixture {
 	t.Helper()
 	ctx := context.Background()
-	f, o := e.tenant("Acme"), e.tenant("Other")
-	sales := e.user(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+	f, o := e.Tenant("Acme"), e.Tenant("Other")
+	sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
 	x := &listAPIFixture{masters: map[store.MasterKind][]store.Master{}, salesID: sales.ID,
 		base: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
-	admin := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+	admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType} {
 		ms, err := admin.Masters(ctx, k)
 		if err != nil {
@@ -60,12 +61,12 @@ func newListAPIFixture(t *testing.T, e *testEnv) *listAPIFixture {
 		x.leads = append(x.leads, v)
 	}
 	for i := range 3 {
-		if _, _, err := e.db.Tenant(o.Tenant.ID, o.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: names[i],
+		if _, _, err := e.DB.Tenant(o.Tenant.ID, o.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: names[i],
 			CompanyName: "Company A", CompanyEmail: fmt.Sprintf("other%d@other.test", i), CompanyPhoneNumber: "9000000001"}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	x.admin, x.sales, x.other = e.apiClient(f.Admin.Email), e.apiClient(sales.Email), e.apiClient(o.Admin.Email)
+	x.admin, x.sales, x.other = e.APIClient(f.Admin.Email), e.APIClient(sales.Email), e.APIClient(o.Admin.Email)
 	return x
 }
 
@@ -95,16 +96,16 @@ func (p *leadPageJSON) ids() []int64 {
 }
 
 // listPage asks for a page of leads and decodes it; the answer must be 200.
-func listPage(t *testing.T, c *client, query string) *leadPageJSON {
+func listPage(t *testing.T, c *apptest.Client, query string) *leadPageJSON {
 	t.Helper()
-	r := c.get("/v1/api/lead/list-customer-lead?" + query)
-	if r.status != 200 {
-		t.Fatalf("%s: %d %s", query, r.status, r.body)
+	r := c.Get("/v1/api/lead/list-customer-lead?" + query)
+	if r.Status != 200 {
+		t.Fatalf("%s: %d %s", query, r.Status, r.Body)
 	}
 	var env struct {
 		Data leadPageJSON `json:"data"`
 	}
-	mustJSON(t, r.body, &env)
+	apptest.MustJSON(t, r.Body, &env)
 	return &env.Data
 }
 
@@ -130,7 +131,7 @@ func bracket(ids ...int64) string {
 
 func TestLeadListAPIFilters(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newListAPIFixture(t, e)
 		st, ss, so, ty := x.masters[store.KindStage], x.masters[store.KindStatus], x.masters[store.KindSource], x.masters[store.KindType]
 		cases := []struct {
@@ -165,9 +166,9 @@ func TestLeadListAPIFilters(t *testing.T) {
 			"to=2026-02-30": "to", "sort=password_hash": "sort", "order=up": "order", "after=not-a-cursor": "after",
 			"search=" + strings.Repeat("x", 201): "search",
 		} {
-			r := x.admin.get("/v1/api/lead/list-customer-lead?" + query)
-			if env := r.env(); r.status != 422 || env.Errors[field] == "" {
-				t.Errorf("%s: %d %s", query, r.status, r.body)
+			r := x.admin.Get("/v1/api/lead/list-customer-lead?" + query)
+			if env := r.Env(); r.Status != 422 || env.Errors[field] == "" {
+				t.Errorf("%s: %d %s", query, r.Status, r.Body)
 			}
 		}
 	})
@@ -175,7 +176,7 @@ func TestLeadListAPIFilters(t *testing.T) {
 
 func TestLeadListAPISortAndKeyset(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newListAPIFixture(t, e)
 		byName := slices.Clone(x.leads)
 		slices.SortStableFunc(byName, func(a, b *store.LeadView) int {
@@ -241,15 +242,15 @@ func TestLeadListAPISortAndKeyset(t *testing.T) {
 		}
 		// A cursor belongs to its sort.
 		next := listPage(t, x.admin, "sort=customer_name&limit=5").Next
-		if r := x.admin.get("/v1/api/lead/list-customer-lead?sort=company_name&after=" + url.QueryEscape(*next)); r.status != 422 || r.env().Errors["after"] != "invalid" {
-			t.Errorf("cursor of another sort: %d %s", r.status, r.body)
+		if r := x.admin.Get("/v1/api/lead/list-customer-lead?sort=company_name&after=" + url.QueryEscape(*next)); r.Status != 422 || r.Env().Errors["after"] != "invalid" {
+			t.Errorf("cursor of another sort: %d %s", r.Status, r.Body)
 		}
 	})
 }
 
 func TestLeadListAPISearchScopesAndTenants(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newListAPIFixture(t, e)
 		l := x.leads[7]
 		for term, want := range map[string][]int64{

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html"
-	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,12 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
 
 // addLead creates a lead straight through the store, as user (0: the tenant's admin).
-func addLead(t *testing.T, e *testEnv, f tenantFixture, user int64, name string, mod ...func(*store.LeadInput)) int64 {
+func addLead(t *testing.T, e *apptest.Env, f apptest.Tenant, user int64, name string, mod ...func(*store.LeadInput)) int64 {
 	t.Helper()
 	if user == 0 {
 		user = f.Admin.ID
@@ -28,7 +28,7 @@ func addLead(t *testing.T, e *testEnv, f tenantFixture, user int64, name string,
 	for _, m := range mod {
 		m(&in)
 	}
-	l, _, err := e.db.Tenant(f.Tenant.ID, user).CreateLead(context.Background(), in, "", "")
+	l, _, err := e.DB.Tenant(f.Tenant.ID, user).CreateLead(context.Background(), in, "", "")
 	if err != nil {
 		t.Fatalf("add lead %s: %v", name, err)
 	}
@@ -40,97 +40,13 @@ func inStage(id int64) func(*store.LeadInput) {
 }
 
 // storedLead reads a lead back as its tenant's admin sees it.
-func storedLead(t *testing.T, e *testEnv, f tenantFixture, id int64) *store.LeadView {
+func storedLead(t *testing.T, e *apptest.Env, f apptest.Tenant, id int64) *store.LeadView {
 	t.Helper()
-	l, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).LeadView(context.Background(), id)
+	l, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).LeadView(context.Background(), id)
 	if err != nil {
 		t.Fatalf("lead %d: %v", id, err)
 	}
 	return l
-}
-
-// htmx asks for a page the way htmx does, swapping target.
-func (c *client) htmx(path, target string) *response {
-	c.e.t.Helper()
-	return c.get(path, "HX-Request", "true", "HX-Target", target)
-}
-
-// multipart posts a multipart form with one file, like a browser with a file input.
-func (c *client) multipart(path string, v url.Values, field, filename string, data []byte) *response {
-	c.e.t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, vals := range v {
-		for _, s := range vals {
-			_ = mw.WriteField(k, s)
-		}
-	}
-	fw, err := mw.CreateFormFile(field, filename)
-	if err != nil {
-		c.e.t.Fatal(err)
-	}
-	_, _ = fw.Write(data)
-	_ = mw.Close()
-	req, err := http.NewRequest("POST", c.e.srv.URL+path, &buf)
-	if err != nil {
-		c.e.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return c.send(req)
-}
-
-// wantStatus fails unless the response has the status.
-func (r *response) wantStatus(want int) *response {
-	r.t.Helper()
-	if r.status != want {
-		r.t.Fatalf("status %d, want %d: %.600s", r.status, want, r.body)
-	}
-	return r
-}
-
-// has fails unless the body holds every text (HTML-escaped as the page writes it).
-func (r *response) has(texts ...string) *response {
-	r.t.Helper()
-	for _, s := range texts {
-		if !strings.Contains(r.body, s) {
-			r.t.Fatalf("%d: body lacks %q:\n%.3000s", r.status, s, r.body)
-		}
-	}
-	return r
-}
-
-// lacks fails if the body holds any of the texts.
-func (r *response) lacks(texts ...string) *response {
-	r.t.Helper()
-	for _, s := range texts {
-		if strings.Contains(r.body, s) {
-			r.t.Fatalf("%d: body holds %q", r.status, s)
-		}
-	}
-	return r
-}
-
-// wantInlineError checks that the field's message sits next to it and is tied to it.
-func (r *response) wantInlineError(fieldID, msg string) {
-	r.t.Helper()
-	errRE := regexp.MustCompile(`<p class="field-error" id="` + fieldID + `-error"[^>]*>` + regexp.QuoteMeta(html.EscapeString(msg)) + `</p>`)
-	if !errRE.MatchString(r.body) {
-		r.t.Fatalf("no inline error %q for %s:\n%.4000s", msg, fieldID, r.body)
-	}
-	ctlRE := regexp.MustCompile(`<(input|select|textarea)[^>]*id="` + fieldID + `"[^>]*>`)
-	ctl := ctlRE.FindString(r.body)
-	if !strings.Contains(ctl, `aria-describedby="`) || !strings.Contains(ctl, fieldID+`-error`) || !strings.Contains(ctl, `aria-invalid="true"`) {
-		r.t.Fatalf("control %s is not tied to its error: %s", fieldID, ctl)
-	}
-}
-
-// location is the path a redirect goes to.
-func (r *response) location() string {
-	r.t.Helper()
-	if r.status != http.StatusSeeOther {
-		r.t.Fatalf("status %d, want 303: %.600s", r.status, r.body)
-	}
-	return r.header.Get("Location")
 }
 
 // leadForm is a valid lead form.
@@ -143,11 +59,11 @@ func leadForm(name, email string) url.Values {
 var leadPath = regexp.MustCompile(`^/leads/(\d+)$`)
 
 // createdID is the id of the lead a create redirected to.
-func createdID(t *testing.T, r *response) int64 {
+func createdID(t *testing.T, r *apptest.Response) int64 {
 	t.Helper()
-	m := leadPath.FindStringSubmatch(r.location())
+	m := leadPath.FindStringSubmatch(r.Location())
 	if m == nil {
-		t.Fatalf("created lead redirect to %q", r.header.Get("Location"))
+		t.Fatalf("created lead redirect to %q", r.Header.Get("Location"))
 	}
 	id, _ := strconv.ParseInt(m[1], 10, 64)
 	return id
@@ -155,10 +71,10 @@ func createdID(t *testing.T, r *response) int64 {
 
 func TestLeadListPage(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
-		c.get("/leads").wantStatus(200).has("No leads found", `href="/leads/new"`)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		c.Get("/leads").WantStatus(200).Has("No leads found", `href="/leads/new"`)
 
 		won := masterID(t, e, f, store.KindStage, "Won")
 		ana := addLead(t, e, f, 0, "Ana Silva", inStage(won))
@@ -166,68 +82,68 @@ func TestLeadListPage(t *testing.T) {
 		addLead(t, e, f, 0, "Carla Dias")
 
 		// The full page: shell, filters, the table and its tools.
-		full := c.get("/leads").wantStatus(200)
-		full.has("<html", `id="lead-filters"`, `id="lead-results"`, "3 leads", "Ana Silva", "Bruno Costa", "Carla Dias",
+		full := c.Get("/leads").WantStatus(200)
+		full.Has("<html", `id="lead-filters"`, `id="lead-results"`, "3 leads", "Ana Silva", "Bruno Costa", "Carla Dias",
 			`href="/leads/export.csv"`, `hx-trigger="submit, change from:#lead-filter-grid, input changed delay:300ms from:#f-search`, `aria-current="page"`)
 
 		// Search as htmx asks for it: only the results region, with the sort fields out of band.
-		frag := c.htmx("/leads?search=ana", "lead-results").wantStatus(200)
-		frag.has("Ana Silva", "1 lead", `hx-swap-oob="true"`, `href="/leads/export.csv?search=ana"`).
-			lacks("<html", "Bruno Costa", `id="lead-filters"`)
-		if !strings.Contains(strings.Join(frag.header.Values("Vary"), ","), "HX-Target") {
-			t.Fatalf("fragment without Vary: %v", frag.header)
+		frag := c.Htmx("/leads?search=ana", "lead-results").WantStatus(200)
+		frag.Has("Ana Silva", "1 lead", `hx-swap-oob="true"`, `href="/leads/export.csv?search=ana"`).
+			Lacks("<html", "Bruno Costa", `id="lead-filters"`)
+		if !strings.Contains(strings.Join(frag.Header.Values("Vary"), ","), "HX-Target") {
+			t.Fatalf("fragment without Vary: %v", frag.Header)
 		}
 		// Navigation into #main gets the page without the shell.
-		c.htmx("/leads", "main").wantStatus(200).has("<title>", `id="lead-filters"`).lacks("<html")
+		c.Htmx("/leads", "main").WantStatus(200).Has("<title>", `id="lead-filters"`).Lacks("<html")
 		// The same query without htmx is the whole page, with the search kept in the form.
-		c.get("/leads?search=ana").has("<html", `value="ana"`, "Ana Silva").lacks("Bruno Costa")
+		c.Get("/leads?search=ana").Has("<html", `value="ana"`, "Ana Silva").Lacks("Bruno Costa")
 
 		// Sort by any column header; the header says how it is sorted.
-		sorted := c.get("/leads?sort=customer_name&order=desc").wantStatus(200)
-		if a, b := strings.Index(sorted.body, "Carla Dias"), strings.Index(sorted.body, "Ana Silva"); a < 0 || b < a {
+		sorted := c.Get("/leads?sort=customer_name&order=desc").WantStatus(200)
+		if a, b := strings.Index(sorted.Body, "Carla Dias"), strings.Index(sorted.Body, "Ana Silva"); a < 0 || b < a {
 			t.Fatal("not sorted by name descending")
 		}
-		sorted.has(`aria-sort="descending"`, `href="/leads?order=asc&amp;sort=customer_name"`)
+		sorted.Has(`aria-sort="descending"`, `href="/leads?order=asc&amp;sort=customer_name"`)
 
 		// Filters: stage, and an invalid date shown at its field.
-		c.get(fmt.Sprintf("/leads?stage_id=%d", won)).has("Ana Silva", "1 lead").lacks("Bruno Costa")
-		c.get("/leads?from=2026-13-45").wantInlineError("f-from", "Enter a valid date.")
-		c.get("/leads?to=2000-01-01").has("No leads match this search and these filters.")
-		c.get("/leads?search=nobody-like-this").has("No leads match")
+		c.Get(fmt.Sprintf("/leads?stage_id=%d", won)).Has("Ana Silva", "1 lead").Lacks("Bruno Costa")
+		c.Get("/leads?from=2026-13-45").WantInlineError("f-from", "Enter a valid date.")
+		c.Get("/leads?to=2000-01-01").Has("No leads match this search and these filters.")
+		c.Get("/leads?search=nobody-like-this").Has("No leads match")
 
 		// The row links to the lead.
-		full.has(fmt.Sprintf(`href="/leads/%d"`, ana))
+		full.Has(fmt.Sprintf(`href="/leads/%d"`, ana))
 	})
 }
 
 func TestLeadListPaging(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
 		for i := range 25 {
 			addLead(t, e, f, 0, fmt.Sprintf("Lead %02d", i))
 		}
-		c := e.browser(f.Admin.Email)
-		first := c.get("/leads?sort=customer_name").wantStatus(200).has("25 leads", "Lead 00", "Lead 19").lacks("Lead 20")
-		next := regexp.MustCompile(`<a href="(/leads\?after=[^"]+)"`).FindStringSubmatch(first.body)
+		c := e.Browser(f.Admin.Email)
+		first := c.Get("/leads?sort=customer_name").WantStatus(200).Has("25 leads", "Lead 00", "Lead 19").Lacks("Lead 20")
+		next := regexp.MustCompile(`<a href="(/leads\?after=[^"]+)"`).FindStringSubmatch(first.Body)
 		if next == nil {
-			t.Fatalf("no next page link: %s", first.body)
+			t.Fatalf("no next page link: %s", first.Body)
 		}
-		second := c.get(html.UnescapeString(next[1])).wantStatus(200)
-		second.has("Lead 20", "Lead 24", "First page").lacks("Lead 19", "Next page")
+		second := c.Get(html.UnescapeString(next[1])).WantStatus(200)
+		second.Has("Lead 20", "Lead 24", "First page").Lacks("Lead 19", "Next page")
 		// Page sizes: 50 shows them all.
-		c.get("/leads?limit=50").has("Lead 00", "Lead 24").lacks("Next page")
+		c.Get("/leads?limit=50").Has("Lead 00", "Lead 24").Lacks("Next page")
 		// A cursor that does not fit the sort starts again from the first page.
-		c.get("/leads?sort=company_name&after=bogus").wantStatus(200).has("Lead 00")
+		c.Get("/leads?sort=company_name&after=bogus").WantStatus(200).Has("Lead 00")
 	})
 }
 
 func TestLeadFormPages(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
-		c.get("/leads/new").wantStatus(200).has(`enctype="multipart/form-data"`, `<label for="f-customer-name">`,
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		c.Get("/leads/new").WantStatus(200).Has(`enctype="multipart/form-data"`, `<label for="f-customer-name">`,
 			`<label for="f-company-email">`, `<option value="+351">+351</option>`, `name="billing_address.flatNo"`,
 			`name="shipping_address.country"`, `name="company_logo"`, `accept="image/png,image/jpeg,image/gif,image/webp"`)
 
@@ -235,115 +151,115 @@ func TestLeadFormPages(t *testing.T) {
 		bad := leadForm("Ana Silva", "not-an-email")
 		bad.Set("company_phone_number", "12ab")
 		bad.Set("customer_name", "<b>Ana</b>")
-		r := c.form("/leads/new", bad).wantStatus(http.StatusUnprocessableEntity)
-		r.wantInlineError("f-company-email", "Enter a valid email address.")
-		r.wantInlineError("f-company-phone-number", "Enter 10 to 15 digits.")
-		r.wantInlineError("f-customer-name", "HTML is not allowed here.")
-		r.has(`value="not-an-email"`, `value="Ana Silva Ltd"`, `data-testid="error-summary"`, "Please correct the highlighted fields.")
+		r := c.Form("/leads/new", bad).WantStatus(http.StatusUnprocessableEntity)
+		r.WantInlineError("f-company-email", "Enter a valid email address.")
+		r.WantInlineError("f-company-phone-number", "Enter 10 to 15 digits.")
+		r.WantInlineError("f-customer-name", "HTML is not allowed here.")
+		r.Has(`value="not-an-email"`, `value="Ana Silva Ltd"`, `data-testid="error-summary"`, "Please correct the highlighted fields.")
 		if countLeads(t, e, f) != 0 {
 			t.Fatal("a refused form was saved")
 		}
 
 		// Saved: a redirect to the lead's page, which shows every field and a toast.
-		id := createdID(t, c.form("/leads/new", leadForm("Ana Silva", "ana@example.com")))
-		page := c.get(fmt.Sprintf("/leads/%d", id)).wantStatus(200)
-		page.has("Lead created successfully", "Ana Silva", "Ana Silva Ltd", "ana@example.com", "+91 9876543210", "Chennai",
+		id := createdID(t, c.Form("/leads/new", leadForm("Ana Silva", "ana@example.com")))
+		page := c.Get(fmt.Sprintf("/leads/%d", id)).WantStatus(200)
+		page.Has("Lead created successfully", "Ana Silva", "Ana Silva Ltd", "ana@example.com", "+91 9876543210", "Chennai",
 			"From the fair", "created the lead", `data-testid="journey"`)
 
 		// A second lead with the same email: a warning naming the first, nothing saved yet.
-		dup := c.form("/leads/new", leadForm("Ana Other", "ANA@example.com")).wantStatus(200)
-		dup.has(`data-testid="duplicate-warning"`, fmt.Sprintf(`href="/leads/%d"`, id), "Ana Silva", `name="confirm_duplicate" value="1"`,
+		dup := c.Form("/leads/new", leadForm("Ana Other", "ANA@example.com")).WantStatus(200)
+		dup.Has(`data-testid="duplicate-warning"`, fmt.Sprintf(`href="/leads/%d"`, id), "Ana Silva", `name="confirm_duplicate" value="1"`,
 			`value="Ana Other"`)
 		if countLeads(t, e, f) != 1 {
 			t.Fatal("saved despite the duplicate warning")
 		}
 		// A duplicate with other mistakes shows the warning and the mistakes together.
-		both := c.form("/leads/new", leadForm("<i>Ana</i>", "ana@example.com")).wantStatus(422)
-		both.has(`data-testid="duplicate-warning"`)
-		both.wantInlineError("f-customer-name", "HTML is not allowed here.")
+		both := c.Form("/leads/new", leadForm("<i>Ana</i>", "ana@example.com")).WantStatus(422)
+		both.Has(`data-testid="duplicate-warning"`)
+		both.WantInlineError("f-customer-name", "HTML is not allowed here.")
 		if countLeads(t, e, f) != 1 {
 			t.Fatal("the check of a duplicate saved it")
 		}
 		// Save anyway.
 		again := leadForm("Ana Other", "ana@example.com")
 		again.Set("confirm_duplicate", "1")
-		other := createdID(t, c.form("/leads/new", again))
+		other := createdID(t, c.Form("/leads/new", again))
 		if other == id || countLeads(t, e, f) != 2 {
 			t.Fatal("save anyway did not save")
 		}
 
 		// Edit: prefilled; a change lands in the journey with before → after.
-		c.get(fmt.Sprintf("/leads/%d/edit", id)).wantStatus(200).has(`value="Ana Silva"`, `value="ana@example.com"`)
+		c.Get(fmt.Sprintf("/leads/%d/edit", id)).WantStatus(200).Has(`value="Ana Silva"`, `value="ana@example.com"`)
 		won := masterID(t, e, f, store.KindStage, "Won")
 		edit := leadForm("Ana Souza", "ana@example.com")
 		edit.Set("lead_stage_id", strconv.FormatInt(won, 10))
-		if loc := c.form(fmt.Sprintf("/leads/%d/edit", id), edit).location(); loc != fmt.Sprintf("/leads/%d", id) {
+		if loc := c.Form(fmt.Sprintf("/leads/%d/edit", id), edit).Location(); loc != fmt.Sprintf("/leads/%d", id) {
 			t.Fatalf("edit went to %s", loc)
 		}
-		page = c.get(fmt.Sprintf("/leads/%d", id)).wantStatus(200)
-		page.has("Lead updated successfully", `<span class="before">Ana Silva</span>`, `<span class="after">Ana Souza</span>`,
+		page = c.Get(fmt.Sprintf("/leads/%d", id)).WantStatus(200)
+		page.Has("Lead updated successfully", `<span class="before">Ana Silva</span>`, `<span class="after">Ana Souza</span>`,
 			`<span class="before">Leads</span>`, `<span class="after">Won</span>`, "moved the stage")
-		if n := strings.Count(page.body, `<span class="after">Won</span>`); n != 1 {
+		if n := strings.Count(page.Body, `<span class="after">Won</span>`); n != 1 {
 			t.Fatalf("the stage change shows %d times in the journey", n)
 		}
-		if i, j := strings.Index(page.body, "moved the stage"), strings.Index(page.body, "created the lead"); i > j {
+		if i, j := strings.Index(page.Body, "moved the stage"), strings.Index(page.Body, "created the lead"); i > j {
 			t.Fatal("journey is not newest first")
 		}
 		// Edit refused, and an edit to another lead's email warns.
 		bad = leadForm("Ana Souza", "nope")
-		c.form(fmt.Sprintf("/leads/%d/edit", id), bad).wantStatus(422).wantInlineError("f-company-email", "Enter a valid email address.")
-		c.form(fmt.Sprintf("/leads/%d/edit", other), leadForm("Ana Other", "ana@example.com")).wantStatus(303)
+		c.Form(fmt.Sprintf("/leads/%d/edit", id), bad).WantStatus(422).WantInlineError("f-company-email", "Enter a valid email address.")
+		c.Form(fmt.Sprintf("/leads/%d/edit", other), leadForm("Ana Other", "ana@example.com")).WantStatus(303)
 		third := addLead(t, e, f, 0, "Zed")
-		c.form(fmt.Sprintf("/leads/%d/edit", third), leadForm("Zed", "ana@example.com")).wantStatus(200).
-			has(`data-testid="duplicate-warning"`)
+		c.Form(fmt.Sprintf("/leads/%d/edit", third), leadForm("Zed", "ana@example.com")).WantStatus(200).
+			Has(`data-testid="duplicate-warning"`)
 
 		// Stage and status buttons.
 		lost := masterID(t, e, f, store.KindStage, "Lost")
-		c.form(fmt.Sprintf("/leads/%d/stage", id), url.Values{"lead_stage_id": {strconv.FormatInt(lost, 10)}}).wantStatus(303)
+		c.Form(fmt.Sprintf("/leads/%d/stage", id), url.Values{"lead_stage_id": {strconv.FormatInt(lost, 10)}}).WantStatus(303)
 		converted := masterID(t, e, f, store.KindStatus, "Converted")
-		c.form(fmt.Sprintf("/leads/%d/status", id), url.Values{"lead_status_id": {strconv.FormatInt(converted, 10)}}).wantStatus(303)
+		c.Form(fmt.Sprintf("/leads/%d/status", id), url.Values{"lead_status_id": {strconv.FormatInt(converted, 10)}}).WantStatus(303)
 		if l := storedLead(t, e, f, id); l.LeadStageName != "Lost" || l.LeadStatusName != "Converted" {
 			t.Fatalf("quick changes: %s / %s", l.LeadStageName, l.LeadStatusName)
 		}
-		c.get(fmt.Sprintf("/leads/%d", id)).has("changed the status", `<span class="after">Converted</span>`, `data-testid="stage-current"`)
+		c.Get(fmt.Sprintf("/leads/%d", id)).Has("changed the status", `<span class="after">Converted</span>`, `data-testid="stage-current"`)
 
 		// Delete: a confirmation step, then the lead is gone.
-		c.get(fmt.Sprintf("/leads/%d/delete", id)).wantStatus(200).has(`data-testid="confirm"`, "Ana Souza",
+		c.Get(fmt.Sprintf("/leads/%d/delete", id)).WantStatus(200).Has(`data-testid="confirm"`, "Ana Souza",
 			fmt.Sprintf(`action="/leads/%d/delete"`, id))
-		if loc := c.form(fmt.Sprintf("/leads/%d/delete", id), nil).location(); loc != "/leads" {
+		if loc := c.Form(fmt.Sprintf("/leads/%d/delete", id), nil).Location(); loc != "/leads" {
 			t.Fatalf("delete went to %s", loc)
 		}
-		c.get("/leads").has("Lead deleted")
-		c.get(fmt.Sprintf("/leads/%d", id)).wantStatus(404)
+		c.Get("/leads").Has("Lead deleted")
+		c.Get(fmt.Sprintf("/leads/%d", id)).WantStatus(404)
 	})
 }
 
 func TestLeadFormLogo(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
 		// Not an image: refused at the field, the rest kept.
-		r := c.multipart("/leads/new", leadForm("Ana", "ana@example.com"), "company_logo", "logo.png", []byte("plain text, not a picture"))
-		r.wantStatus(422).wantInlineError("f-company-logo", "Choose a PNG, JPEG, GIF or WebP image.")
-		r.has(`value="ana@example.com"`)
+		r := c.MultipartFile("/leads/new", leadForm("Ana", "ana@example.com"), "company_logo", "logo.png", []byte("plain text, not a picture"))
+		r.WantStatus(422).WantInlineError("f-company-logo", "Choose a PNG, JPEG, GIF or WebP image.")
+		r.Has(`value="ana@example.com"`)
 		// Too large.
-		big := c.multipart("/leads/new", leadForm("Ana", "ana@example.com"), "company_logo", "big.png", make([]byte, 2048*1024+1))
-		big.wantStatus(422).wantInlineError("f-company-logo", "The file is larger than 2048 KB.")
+		big := c.MultipartFile("/leads/new", leadForm("Ana", "ana@example.com"), "company_logo", "big.png", make([]byte, 2048*1024+1))
+		big.WantStatus(422).WantInlineError("f-company-logo", "The file is larger than 2048 KB.")
 
 		// A real PNG, with a refused field: the image is kept for the next post.
 		png := logoPNG(t)
 		form := leadForm("Ana", "bad")
-		r = c.multipart("/leads/new", form, "company_logo", "logo.png", png).wantStatus(422)
-		kept := regexp.MustCompile(`name="company_logo_kept" value="([^"]+)"`).FindStringSubmatch(r.body)
+		r = c.MultipartFile("/leads/new", form, "company_logo", "logo.png", png).WantStatus(422)
+		kept := regexp.MustCompile(`name="company_logo_kept" value="([^"]+)"`).FindStringSubmatch(r.Body)
 		if kept == nil {
 			t.Fatal("the chosen logo is not kept")
 		}
 		form.Set("company_email", "ana@example.com")
 		form.Set("company_logo_kept", html.UnescapeString(kept[1]))
-		id := createdID(t, c.form("/leads/new", form))
-		c.get(fmt.Sprintf("/leads/%d", id)).has(fmt.Sprintf(`src="/v1/api/lead/logo/%d"`, id))
-		logo, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).LeadLogo(context.Background(), id)
+		id := createdID(t, c.Form("/leads/new", form))
+		c.Get(fmt.Sprintf("/leads/%d", id)).Has(fmt.Sprintf(`src="/v1/api/lead/logo/%d"`, id))
+		logo, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).LeadLogo(context.Background(), id)
 		if err != nil || logo.MediaType != "image/png" || !bytes.Equal(logo.Data, png) {
 			t.Fatalf("logo: %v %+v", err, logo)
 		}
@@ -362,29 +278,29 @@ func logoPNG(t *testing.T) []byte {
 
 func TestLeadBulkPages(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
 		a, b := addLead(t, e, f, 0, "Ana Silva"), addLead(t, e, f, 0, "Bruno Costa")
 		keep := addLead(t, e, f, 0, "Carla Dias")
-		c.get("/leads").has(`data-testid="bulk-tools"`, `name="ids"`, `formaction="/leads/bulk/delete"`)
+		c.Get("/leads").Has(`data-testid="bulk-tools"`, `name="ids"`, `formaction="/leads/bulk/delete"`)
 		won := masterID(t, e, f, store.KindStage, "Won")
 		ids := []string{strconv.FormatInt(a, 10), strconv.FormatInt(b, 10)}
 
 		// Nothing selected: the list again, with the reason at the bulk tools.
-		c.form("/leads/bulk/update", url.Values{"field": {"lead_stage_id"}, "lead_stage_id": {strconv.FormatInt(won, 10)},
-			"back": {"/leads?search=a"}}).wantStatus(422).has("Select at least one lead first.", `value="a"`)
+		c.Form("/leads/bulk/update", url.Values{"field": {"lead_stage_id"}, "lead_stage_id": {strconv.FormatInt(won, 10)},
+			"back": {"/leads?search=a"}}).WantStatus(422).Has("Select at least one lead first.", `value="a"`)
 		// No value chosen.
-		c.form("/leads/bulk/update", url.Values{"ids": ids, "field": {"lead_stage_id"}, "back": {"/leads"}}).
-			wantStatus(422).has("Choose the new value first.")
+		c.Form("/leads/bulk/update", url.Values{"ids": ids, "field": {"lead_stage_id"}, "back": {"/leads"}}).
+			WantStatus(422).Has("Choose the new value first.")
 
 		// Change the stage of two leads; back to the list with a toast.
-		r := c.form("/leads/bulk/update", url.Values{"ids": ids, "field": {"lead_stage_id"},
+		r := c.Form("/leads/bulk/update", url.Values{"ids": ids, "field": {"lead_stage_id"},
 			"lead_stage_id": {strconv.FormatInt(won, 10)}, "lead_status_id": {""}, "back": {"/leads?sort=customer_name"}})
-		if loc := r.location(); loc != "/leads?sort=customer_name" {
+		if loc := r.Location(); loc != "/leads?sort=customer_name" {
 			t.Fatalf("bulk went back to %s", loc)
 		}
-		c.get("/leads").has("2 leads updated")
+		c.Get("/leads").Has("2 leads updated")
 		for _, id := range []int64{a, b} {
 			if storedLead(t, e, f, id).LeadStageName != "Won" {
 				t.Fatalf("lead %d not moved", id)
@@ -393,27 +309,27 @@ func TestLeadBulkPages(t *testing.T) {
 		if storedLead(t, e, f, keep).LeadStageName == "Won" {
 			t.Fatal("an unselected lead moved")
 		}
-		c.get(fmt.Sprintf("/leads/%d", a)).has("moved the stage", `<span class="after">Won</span>`)
+		c.Get(fmt.Sprintf("/leads/%d", a)).Has("moved the stage", `<span class="after">Won</span>`)
 
 		// Owner and status too.
-		sam := e.user(f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: auth.Full})
-		c.form("/leads/bulk/update", url.Values{"ids": ids[:1], "field": {"owner_id"}, "owner_id": {strconv.FormatInt(sam.ID, 10)}}).wantStatus(303)
+		sam := e.User(f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: auth.Full})
+		c.Form("/leads/bulk/update", url.Values{"ids": ids[:1], "field": {"owner_id"}, "owner_id": {strconv.FormatInt(sam.ID, 10)}}).WantStatus(303)
 		if storedLead(t, e, f, a).OwnerID == nil || *storedLead(t, e, f, a).OwnerID != sam.ID {
 			t.Fatal("owner not changed")
 		}
 
 		// Delete: the first post lists what will go and deletes nothing.
-		confirm := c.form("/leads/bulk/delete", url.Values{"ids": ids, "back": {"/leads"}}).wantStatus(200)
-		confirm.has(`data-testid="confirm"`, "These 2 leads will be deleted.", "Ana Silva", "Bruno Costa", `name="confirm" value="1"`).
-			lacks("Carla Dias")
+		confirm := c.Form("/leads/bulk/delete", url.Values{"ids": ids, "back": {"/leads"}}).WantStatus(200)
+		confirm.Has(`data-testid="confirm"`, "These 2 leads will be deleted.", "Ana Silva", "Bruno Costa", `name="confirm" value="1"`).
+			Lacks("Carla Dias")
 		if countLeads(t, e, f) != 3 {
 			t.Fatal("deleted before the confirmation")
 		}
 		form := url.Values{"ids": ids, "back": {"/leads"}, "confirm": {"1"}}
-		if loc := c.form("/leads/bulk/delete", form).location(); loc != "/leads" {
+		if loc := c.Form("/leads/bulk/delete", form).Location(); loc != "/leads" {
 			t.Fatalf("bulk delete went to %s", loc)
 		}
-		c.get("/leads").has("2 leads deleted", "Carla Dias").lacks("Ana Silva")
+		c.Get("/leads").Has("2 leads deleted", "Carla Dias").Lacks("Ana Silva")
 		if countLeads(t, e, f) != 1 {
 			t.Fatal("bulk delete did not delete")
 		}
@@ -422,56 +338,56 @@ func TestLeadBulkPages(t *testing.T) {
 
 func TestSavedViewPages(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
 		addLead(t, e, f, 0, "Ana Silva")
 		won := masterID(t, e, f, store.KindStage, "Won")
 		query := fmt.Sprintf("stage_id=%d&sort=customer_name&after=xyz", won)
-		r := c.form("/leads/views", url.Values{"name": {"Won leads"}, "query": {query}})
+		r := c.Form("/leads/views", url.Values{"name": {"Won leads"}, "query": {query}})
 		want := fmt.Sprintf("/leads?sort=customer_name&stage_id=%d", won)
-		if loc := r.location(); loc != want {
+		if loc := r.Location(); loc != want {
 			t.Fatalf("saved view opens %s, want %s", loc, want)
 		}
-		list := c.get("/leads").has("View saved", `data-testid="saved-views"`, ">Won leads</a>", html.EscapeString(want))
+		list := c.Get("/leads").Has("View saved", `data-testid="saved-views"`, ">Won leads</a>", html.EscapeString(want))
 		// A name is required: the list again with the error at the field.
-		c.form("/leads/views", url.Values{"name": {" "}, "query": {"search=ana"}}).wantStatus(422).
-			wantInlineError("f-view-name", "This field is required.")
+		c.Form("/leads/views", url.Values{"name": {" "}, "query": {"search=ana"}}).WantStatus(422).
+			WantInlineError("f-view-name", "This field is required.")
 		// Delete it.
-		id := regexp.MustCompile(`action="/leads/views/(\d+)/delete"`).FindStringSubmatch(list.body)
+		id := regexp.MustCompile(`action="/leads/views/(\d+)/delete"`).FindStringSubmatch(list.Body)
 		if id == nil {
 			t.Fatal("no delete form for the saved view")
 		}
-		c.form("/leads/views/"+id[1]+"/delete", nil).wantStatus(303)
-		c.get("/leads").has("View deleted").lacks(">Won leads</a>")
+		c.Form("/leads/views/"+id[1]+"/delete", nil).WantStatus(303)
+		c.Get("/leads").Has("View deleted").Lacks(">Won leads</a>")
 		// Another user's view is not found.
-		v, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).SaveView(context.Background(), "Mine", "a=1")
+		v, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).SaveView(context.Background(), "Mine", "a=1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		other := e.user(f, "other@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
-		e.browser(other.Email).form(fmt.Sprintf("/leads/views/%d/delete", v.ID), nil).wantStatus(404)
+		other := e.User(f, "other@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		e.Browser(other.Email).Form(fmt.Sprintf("/leads/views/%d/delete", v.ID), nil).WantStatus(404)
 	})
 }
 
 func TestBoardPages(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
 		deals := masterID(t, e, f, store.KindStage, "Deals")
 		won := masterID(t, e, f, store.KindStage, "Won")
 		ana := addLead(t, e, f, 0, "Ana Silva", inStage(deals))
 		for i := range 53 {
 			addLead(t, e, f, 0, fmt.Sprintf("Bulk %02d", i), inStage(won))
 		}
-		b := c.get("/leads/board").wantStatus(200)
-		b.has(`data-testid="board"`, `data-board="edit"`, `<script src="/static/build/board-`, fmt.Sprintf(`data-testid="card-%d"`, ana),
+		b := c.Get("/leads/board").WantStatus(200)
+		b.Has(`data-testid="board"`, `data-board="edit"`, `<script src="/static/build/board-`, fmt.Sprintf(`data-testid="card-%d"`, ana),
 			`data-testid="column-Won"`, ">Ana Silva Co</a>", "Ana Silva")
 		// Columns in stage order.
 		var at []int
 		for _, name := range []string{"Leads", "Deals", "Won", "Lost"} {
-			at = append(at, strings.Index(b.body, `data-testid="column-`+name+`"`))
+			at = append(at, strings.Index(b.Body, `data-testid="column-`+name+`"`))
 		}
 		for i := 1; i < len(at); i++ {
 			if at[i] < at[i-1] {
@@ -479,58 +395,58 @@ func TestBoardPages(t *testing.T) {
 			}
 		}
 		// Lazy columns: 50 cards, then a link to the rest.
-		if n := strings.Count(b.body, `class="board-card"`); n != 51 {
+		if n := strings.Count(b.Body, `class="board-card"`); n != 51 {
 			t.Fatalf("%d cards on the first load, want 51", n)
 		}
-		more := regexp.MustCompile(`<a href="(/leads/board/more\?stage_id=` + strconv.FormatInt(won, 10) + `&amp;after=[^"]+)"`).FindStringSubmatch(b.body)
+		more := regexp.MustCompile(`<a href="(/leads/board/more\?stage_id=` + strconv.FormatInt(won, 10) + `&amp;after=[^"]+)"`).FindStringSubmatch(b.Body)
 		if more == nil {
 			t.Fatal("no more link on the Won column")
 		}
 		href := html.UnescapeString(more[1])
-		frag := c.get(href, "HX-Request", "true").wantStatus(200)
-		if n := strings.Count(frag.body, `class="board-card"`); n != 3 {
+		frag := c.Get(href, "HX-Request", "true").WantStatus(200)
+		if n := strings.Count(frag.Body, `class="board-card"`); n != 3 {
 			t.Fatalf("%d more cards, want 3", n)
 		}
-		frag.has(`hx-swap-oob="true"`, fmt.Sprintf(`id="more-%d"`, won)).lacks("<html", "/leads/board/more?")
-		c.get(href).wantStatus(200).has("<html", "Bulk 00")
+		frag.Has(`hx-swap-oob="true"`, fmt.Sprintf(`id="more-%d"`, won)).Lacks("<html", "/leads/board/more?")
+		c.Get(href).WantStatus(200).Has("<html", "Bulk 00")
 
 		// Navigation by htmx loads the board in full, so its script runs.
-		nav := c.htmx("/leads/board", "main").wantStatus(200)
-		if nav.header.Get("HX-Redirect") != "/leads/board" {
-			t.Fatalf("htmx navigation to the board: %v", nav.header)
+		nav := c.Htmx("/leads/board", "main").WantStatus(200)
+		if nav.Header.Get("HX-Redirect") != "/leads/board" {
+			t.Fatalf("htmx navigation to the board: %v", nav.Header)
 		}
 
 		// Without JavaScript: the card's stage form moves it and comes back to the board.
-		if loc := c.form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(won, 10)},
-			"back": {"/leads/board"}}).location(); loc != "/leads/board" {
+		if loc := c.Form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(won, 10)},
+			"back": {"/leads/board"}}).Location(); loc != "/leads/board" {
 			t.Fatalf("move went to %s", loc)
 		}
 		if storedLead(t, e, f, ana).LeadStageName != "Won" {
 			t.Fatal("card not moved")
 		}
-		c.get(fmt.Sprintf("/leads/%d", ana)).has("moved the stage", `<span class="before">Deals</span>`, `<span class="after">Won</span>`)
+		c.Get(fmt.Sprintf("/leads/%d", ana)).Has("moved the stage", `<span class="before">Deals</span>`, `<span class="after">Won</span>`)
 		// An unsafe back address is ignored.
-		c.form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(deals, 10)},
-			"back": {"//evil.test/"}}).location()
+		c.Form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(deals, 10)},
+			"back": {"//evil.test/"}}).Location()
 		// A stage of another kind is refused.
 		status := masterID(t, e, f, store.KindStatus, "Converted")
-		c.form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(status, 10)}}).wantStatus(422)
+		c.Form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(status, 10)}}).WantStatus(422)
 	})
 }
 
 // TestLeadPagesIsolateTenants: every page that takes an id answers 404 for another tenant's.
 func TestLeadPagesIsolateTenants(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		a, b := e.tenant("Alpha"), e.tenant("Beta")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		a, b := e.Tenant("Alpha"), e.Tenant("Beta")
 		id := addLead(t, e, a, 0, "Alpha Lead")
 		aStage := masterID(t, e, a, store.KindStage, "Won")
 		bStage := masterID(t, e, b, store.KindStage, "Won")
-		cb := e.browser(b.Admin.Email)
+		cb := e.Browser(b.Admin.Email)
 		lead := fmt.Sprintf("/leads/%d", id)
 		for _, path := range []string{lead, lead + "/edit", lead + "/delete",
 			fmt.Sprintf("/leads/board/more?stage_id=%d", aStage)} {
-			cb.get(path).wantStatus(404)
+			cb.Get(path).WantStatus(404)
 		}
 		for _, p := range []struct {
 			path string
@@ -541,14 +457,14 @@ func TestLeadPagesIsolateTenants(t *testing.T) {
 			{lead + "/status", url.Values{"lead_status_id": {"1"}}},
 			{lead + "/delete", nil},
 		} {
-			cb.form(p.path, p.form).wantStatus(404)
+			cb.Form(p.path, p.form).WantStatus(404)
 		}
-		cb.form("/leads/bulk/delete", url.Values{"ids": {strconv.FormatInt(id, 10)}}).wantStatus(404)
-		cb.form("/leads/bulk/delete", url.Values{"ids": {strconv.FormatInt(id, 10)}, "confirm": {"1"}}).wantStatus(404)
-		cb.form("/leads/bulk/update", url.Values{"ids": {strconv.FormatInt(id, 10)}, "field": {"lead_stage_id"},
-			"lead_stage_id": {strconv.FormatInt(bStage, 10)}}).wantStatus(303)
-		cb.get("/leads").has("0 leads updated").lacks("Alpha Lead")
-		cb.get("/leads/board").lacks("Alpha Lead")
+		cb.Form("/leads/bulk/delete", url.Values{"ids": {strconv.FormatInt(id, 10)}}).WantStatus(404)
+		cb.Form("/leads/bulk/delete", url.Values{"ids": {strconv.FormatInt(id, 10)}, "confirm": {"1"}}).WantStatus(404)
+		cb.Form("/leads/bulk/update", url.Values{"ids": {strconv.FormatInt(id, 10)}, "field": {"lead_stage_id"},
+			"lead_stage_id": {strconv.FormatInt(bStage, 10)}}).WantStatus(303)
+		cb.Get("/leads").Has("0 leads updated").Lacks("Alpha Lead")
+		cb.Get("/leads/board").Lacks("Alpha Lead")
 		if l := storedLead(t, e, a, id); l.CustomerName != "Alpha Lead" || l.LeadStageName != "Leads" {
 			t.Fatalf("alpha's lead changed: %+v", l)
 		}
@@ -558,26 +474,26 @@ func TestLeadPagesIsolateTenants(t *testing.T) {
 // TestLeadPagesRefuseWithoutPermission: every page answers 403 to a role without the action.
 func TestLeadPagesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
 		id := addLead(t, e, f, 0, "Ana")
-		viewer := e.browser(e.user(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}}).Email)
-		nobody := e.browser(e.user(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
+		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}}).Email)
+		nobody := e.Browser(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
 		lead := fmt.Sprintf("/leads/%d", id)
 		gets := []struct {
-			c    *client
+			c    *apptest.Client
 			path string
 		}{
 			{nobody, "/leads"}, {nobody, "/leads/board"}, {nobody, "/leads/board/more?stage_id=1"}, {nobody, lead},
 			{viewer, "/leads/new"}, {viewer, lead + "/edit"}, {viewer, lead + "/delete"},
 		}
 		for _, g := range gets {
-			if r := g.c.get(g.path); r.status != http.StatusForbidden {
-				t.Errorf("GET %s: %d", g.path, r.status)
+			if r := g.c.Get(g.path); r.Status != http.StatusForbidden {
+				t.Errorf("GET %s: %d", g.path, r.Status)
 			}
 		}
 		posts := []struct {
-			c    *client
+			c    *apptest.Client
 			path string
 		}{
 			{nobody, "/leads/views"}, {nobody, "/leads/views/1/delete"},
@@ -585,17 +501,17 @@ func TestLeadPagesRefuseWithoutPermission(t *testing.T) {
 			{viewer, lead + "/delete"}, {viewer, "/leads/bulk/update"}, {viewer, "/leads/bulk/delete"},
 		}
 		for _, p := range posts {
-			if r := p.c.form(p.path, url.Values{"ids": {strconv.FormatInt(id, 10)}}); r.status != http.StatusForbidden {
-				t.Errorf("POST %s: %d", p.path, r.status)
+			if r := p.c.Form(p.path, url.Values{"ids": {strconv.FormatInt(id, 10)}}); r.Status != http.StatusForbidden {
+				t.Errorf("POST %s: %d", p.path, r.Status)
 			}
 		}
 		// The navigation offers only what the role may view; the viewer's pages offer no changes.
-		home := nobody.get("/home").wantStatus(200)
-		home.lacks(`href="/leads"`, `href="/settings"`)
-		page := viewer.get(lead).wantStatus(200)
-		page.lacks(lead+"/edit", lead+"/delete", lead+"/stage")
-		viewer.get("/leads").wantStatus(200).has(`href="/leads"`, `href="/leads/board"`).lacks(`name="ids"`, `href="/leads/new"`, `href="/settings"`)
-		viewer.get("/leads/board").wantStatus(200).has(`data-board="view"`).lacks(`class="card-move"`)
+		home := nobody.Get("/home").WantStatus(200)
+		home.Lacks(`href="/leads"`, `href="/settings"`)
+		page := viewer.Get(lead).WantStatus(200)
+		page.Lacks(lead+"/edit", lead+"/delete", lead+"/stage")
+		viewer.Get("/leads").WantStatus(200).Has(`href="/leads"`, `href="/leads/board"`).Lacks(`name="ids"`, `href="/leads/new"`, `href="/settings"`)
+		viewer.Get("/leads/board").WantStatus(200).Has(`data-board="view"`).Lacks(`class="card-move"`)
 		if storedLead(t, e, f, id).CustomerName != "Ana" {
 			t.Fatal("refused calls changed the lead")
 		}
@@ -605,29 +521,29 @@ func TestLeadPagesRefuseWithoutPermission(t *testing.T) {
 // TestLeadPagesOwnScope: a user whose role reaches only their own leads sees only those.
 func TestLeadPagesOwnScope(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		sales := e.user(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true,
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true,
 			Update: true, Delete: true, Scope: auth.ScopeOwn}})
 		mine := addLead(t, e, f, sales.ID, "Sales Own")
 		theirs := addLead(t, e, f, 0, "Admin Own")
-		c := e.browser(sales.Email)
-		c.get("/leads").wantStatus(200).has("Sales Own", "1 lead").lacks("Admin Own")
-		c.get("/leads?search=own").has("Sales Own").lacks("Admin Own")
-		c.get("/leads/board").wantStatus(200).has("Sales Own").lacks("Admin Own")
-		c.get(fmt.Sprintf("/leads/%d", mine)).wantStatus(200)
-		c.get(fmt.Sprintf("/leads/%d", theirs)).wantStatus(404)
-		c.get(fmt.Sprintf("/leads/%d/edit", theirs)).wantStatus(404)
+		c := e.Browser(sales.Email)
+		c.Get("/leads").WantStatus(200).Has("Sales Own", "1 lead").Lacks("Admin Own")
+		c.Get("/leads?search=own").Has("Sales Own").Lacks("Admin Own")
+		c.Get("/leads/board").WantStatus(200).Has("Sales Own").Lacks("Admin Own")
+		c.Get(fmt.Sprintf("/leads/%d", mine)).WantStatus(200)
+		c.Get(fmt.Sprintf("/leads/%d", theirs)).WantStatus(404)
+		c.Get(fmt.Sprintf("/leads/%d/edit", theirs)).WantStatus(404)
 		// Their form keeps them as owner.
-		form := c.get("/leads/new").has("you stay the owner")
-		owner := regexp.MustCompile(`(?s)<select[^>]*name="owner_id"[^>]*>(.*?)</select>`).FindStringSubmatch(form.body)
+		form := c.Get("/leads/new").Has("you stay the owner")
+		owner := regexp.MustCompile(`(?s)<select[^>]*name="owner_id"[^>]*>(.*?)</select>`).FindStringSubmatch(form.Body)
 		if owner == nil || strings.Count(owner[1], "<option") != 1 || !strings.Contains(owner[1], fmt.Sprintf(`value="%d" selected`, sales.ID)) {
 			t.Fatalf("owner choices of an own-scope user: %v", owner)
 		}
 		// A bulk change skips what they cannot reach.
 		won := masterID(t, e, f, store.KindStage, "Won")
-		c.form("/leads/bulk/update", url.Values{"ids": {strconv.FormatInt(mine, 10), strconv.FormatInt(theirs, 10)},
-			"field": {"lead_stage_id"}, "lead_stage_id": {strconv.FormatInt(won, 10)}}).wantStatus(303)
+		c.Form("/leads/bulk/update", url.Values{"ids": {strconv.FormatInt(mine, 10), strconv.FormatInt(theirs, 10)},
+			"field": {"lead_stage_id"}, "lead_stage_id": {strconv.FormatInt(won, 10)}}).WantStatus(303)
 		if storedLead(t, e, f, theirs).LeadStageName == "Won" || storedLead(t, e, f, mine).LeadStageName != "Won" {
 			t.Fatal("own scope not respected by the bulk change")
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
@@ -30,23 +31,23 @@ func specPayload(clientID, name string) map[string]any {
 }
 
 // withType sets a real lead type of the caller's tenant.
-func withType(t *testing.T, c *client, p map[string]any) map[string]any {
+func withType(t *testing.T, c *apptest.Client, p map[string]any) map[string]any {
 	t.Helper()
-	items := c.get("/v1/api/dropdown-lead-type-master").body
+	items := c.Get("/v1/api/dropdown-lead-type-master").Body
 	var env struct {
 		Data []struct {
 			Label string `json:"label"`
 			Value int64  `json:"value"`
 		} `json:"data"`
 	}
-	mustJSON(t, items, &env)
+	apptest.MustJSON(t, items, &env)
 	p["lead_type_id"] = env.Data[0].Value
 	return p
 }
 
-func countLeads(t *testing.T, e *testEnv, f tenantFixture) int64 {
+func countLeads(t *testing.T, e *apptest.Env, f apptest.Tenant) int64 {
 	t.Helper()
-	page, err := e.db.Tenant(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Limit: 100})
+	page, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,20 +56,20 @@ func countLeads(t *testing.T, e *testEnv, f tenantFixture) int64 {
 
 func TestLeadCreateFromSpecPayload(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
-		r := c.do("POST", "/v1/api/lead/create-customer-lead", withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000001", "Ana Silva")))
-		if r.status != http.StatusCreated {
-			t.Fatalf("create: %d %s", r.status, r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
+		r := c.Do("POST", "/v1/api/lead/create-customer-lead", withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000001", "Ana Silva")))
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
-		env := r.env()
+		env := r.Env()
 		d := env.Data
 		if env.Message != "Lead created successfully" || d["customer_name"] != "Ana Silva" ||
 			d["lead_stage_name"] != "Leads" || d["lead_status_name"] != "New lead" || d["lead_source_name"] != "Website" ||
 			d["created_user_name"] == "" || d["createdAt"] == nil || d["created_at"] == nil ||
 			d["billing_address"].(map[string]any)["flatNo"] != "12B" {
-			t.Fatalf("created lead: %s", r.body)
+			t.Fatalf("created lead: %s", r.Body)
 		}
 		if d["company_type_id"] != nil {
 			t.Fatalf("unknown business type kept: %v", d["company_type_id"])
@@ -82,22 +83,22 @@ func TestLeadCreateFromSpecPayload(t *testing.T) {
 
 func TestLeadCreateValidation(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		p := specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000002", "")
 		p["company_email"] = "not-an-email"
 		p["company_phone_number"] = "12345"
 		p["company_name"] = "<b>Bold</b>"
 		p["billing_address"] = map[string]string{"flatNo": "", "city": "", "state": "", "country": ""}
-		r := c.do("POST", "/v1/api/lead/create-customer-lead", p)
-		env := r.env()
+		r := c.Do("POST", "/v1/api/lead/create-customer-lead", p)
+		env := r.Env()
 		want := map[string]string{"customer_name": "required", "company_email": "invalidEmail",
 			"company_phone_number": "invalidPhone", "company_name": "htmlNotAllowed", "lead_type_id": "required",
 			"billing_address.flatNo": "required", "billing_address.city": "required",
 			"billing_address.state": "required", "billing_address.country": "required"}
-		if r.status != 422 || env.Message != "Please correct the highlighted fields." {
-			t.Fatalf("status %d %s", r.status, r.body)
+		if r.Status != 422 || env.Message != "Please correct the highlighted fields." {
+			t.Fatalf("status %d %s", r.Status, r.Body)
 		}
 		for k, v := range want {
 			if env.Errors[k] != v {
@@ -108,34 +109,34 @@ func TestLeadCreateValidation(t *testing.T) {
 			t.Fatal("invalid lead stored")
 		}
 		// The admin rule (no client id): 10 to 15 digits, addresses optional.
-		r = c.do("POST", "/v1/api/lead/create-customer-lead", map[string]any{"customer_name": "Bo", "company_email": "bo@x.test", "company_phone_number": "123456789012"})
-		if r.status != 201 {
-			t.Fatalf("admin create: %d %s", r.status, r.body)
+		r = c.Do("POST", "/v1/api/lead/create-customer-lead", map[string]any{"customer_name": "Bo", "company_email": "bo@x.test", "company_phone_number": "123456789012"})
+		if r.Status != 201 {
+			t.Fatalf("admin create: %d %s", r.Status, r.Body)
 		}
 	})
 }
 
 func TestLeadCreateIsIdempotent(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		p := withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000003", "Ravi Nair"))
-		r1 := c.do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", "key-1")
-		r2 := c.do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", "key-1")
-		if r1.status != 201 || r2.status != 200 || r1.env().Data["id"] != r2.env().Data["id"] {
-			t.Fatalf("repeat with the same key: %d %d %s", r1.status, r2.status, r2.body)
+		r1 := c.Do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", "key-1")
+		r2 := c.Do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", "key-1")
+		if r1.Status != 201 || r2.Status != 200 || r1.Env().Data["id"] != r2.Env().Data["id"] {
+			t.Fatalf("repeat with the same key: %d %d %s", r1.Status, r2.Status, r2.Body)
 		}
 		// Same client id, new key: still the first lead.
-		r3 := c.do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", "key-2")
-		if r3.status != 200 || r3.env().Data["id"] != r1.env().Data["id"] {
-			t.Fatalf("repeat with the same client id: %d %s", r3.status, r3.body)
+		r3 := c.Do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", "key-2")
+		if r3.Status != 200 || r3.Env().Data["id"] != r1.Env().Data["id"] {
+			t.Fatalf("repeat with the same client id: %d %s", r3.Status, r3.Body)
 		}
 		// Same key, different payload: refused.
 		p2 := withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000004", "Other Person"))
-		r4 := c.do("POST", "/v1/api/lead/create-customer-lead", p2, "Idempotency-Key", "key-1")
-		if r4.status != 422 || r4.env().Errors["idempotency_key"] != "idempotencyMismatch" {
-			t.Fatalf("key reuse: %d %s", r4.status, r4.body)
+		r4 := c.Do("POST", "/v1/api/lead/create-customer-lead", p2, "Idempotency-Key", "key-1")
+		if r4.Status != 422 || r4.Env().Errors["idempotency_key"] != "idempotencyMismatch" {
+			t.Fatalf("key reuse: %d %s", r4.Status, r4.Body)
 		}
 		if n := countLeads(t, e, f); n != 1 {
 			t.Fatalf("rows: %d", n)
@@ -145,9 +146,9 @@ func TestLeadCreateIsIdempotent(t *testing.T) {
 
 func TestLeadCreateConcurrentDuplicates(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		p := withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000005", "Mia Rossi"))
 		var wg sync.WaitGroup
 		ids := make([]any, 8)
@@ -156,10 +157,10 @@ func TestLeadCreateConcurrentDuplicates(t *testing.T) {
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				r := c.do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", fmt.Sprintf("k-%d", i%2))
-				statuses[i] = r.status
-				if r.status < 300 {
-					ids[i] = r.env().Data["id"]
+				r := c.Do("POST", "/v1/api/lead/create-customer-lead", p, "Idempotency-Key", fmt.Sprintf("k-%d", i%2))
+				statuses[i] = r.Status
+				if r.Status < 300 {
+					ids[i] = r.Env().Data["id"]
 				}
 			}(i)
 		}
@@ -181,25 +182,25 @@ func TestLeadCreateConcurrentDuplicates(t *testing.T) {
 
 func TestLeadListSearchSortFilter(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		names := []string{"Zoe Adams", "Bob Brown", "Carla Cruz"}
 		var firstID float64
 		for i, n := range names {
 			p := withType(t, c, specPayload(fmt.Sprintf("6f1c7c1e-1111-4a4a-9a9a-00000000010%d", i), n))
 			p["company_phone_number"] = fmt.Sprintf("900000000%d", i)
-			r := c.do("POST", "/v1/api/lead/create-customer-lead", p)
-			if r.status != 201 {
-				t.Fatal(r.body)
+			r := c.Do("POST", "/v1/api/lead/create-customer-lead", p)
+			if r.Status != 201 {
+				t.Fatal(r.Body)
 			}
 			if i == 0 {
-				firstID = r.env().Data["id"].(float64)
+				firstID = r.Env().Data["id"].(float64)
 			}
 		}
 		list := func(q string) (ids []string, total float64, summary map[string]any) {
-			r := c.get("/v1/api/lead/list-customer-lead?" + q)
-			env := r.env()
+			r := c.Get("/v1/api/lead/list-customer-lead?" + q)
+			env := r.Env()
 			for _, row := range env.Data["result"].([]any) {
 				ids = append(ids, row.(map[string]any)["customer_name"].(string))
 			}
@@ -237,7 +238,7 @@ func TestLeadListSearchSortFilter(t *testing.T) {
 		}
 		// Move one lead to Won and filter by stage.
 		ctx := context.Background()
-		scope := e.db.Tenant(f.Tenant.ID, f.Admin.ID)
+		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
 		stages, _ := scope.Masters(ctx, store.KindStage)
 		var won int64
 		for _, s := range stages {
@@ -258,9 +259,9 @@ func TestLeadListSearchSortFilter(t *testing.T) {
 
 // mustMoveStage changes a lead's stage directly in the database (the stage-change call
 // arrives with the admin leads work).
-func mustMoveStage(t *testing.T, e *testEnv, f tenantFixture, id, stage int64) {
+func mustMoveStage(t *testing.T, e *apptest.Env, f apptest.Tenant, id, stage int64) {
 	t.Helper()
-	_, err := e.db.Tenant(f.Tenant.ID, 0).Update((*store.Lead)(nil)).Set("lead_stage_id = ?", stage).Where("id = ?", id).Exec(context.Background())
+	_, err := e.DB.Tenant(f.Tenant.ID, 0).Update((*store.Lead)(nil)).Set("lead_stage_id = ?", stage).Where("id = ?", id).Exec(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,59 +269,59 @@ func mustMoveStage(t *testing.T, e *testEnv, f tenantFixture, id, stage int64) {
 
 func TestLeadTenantIsolationAndScopes(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		a := e.tenant("Alpha")
-		b := e.tenant("Beta")
-		ca := e.apiClient(a.Admin.Email)
-		cb := e.apiClient(b.Admin.Email)
-		r := ca.do("POST", "/v1/api/lead/create-customer-lead", withType(t, ca, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000201", "Alpha Lead")))
-		id := int64(r.env().Data["id"].(float64))
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		a := e.Tenant("Alpha")
+		b := e.Tenant("Beta")
+		ca := e.APIClient(a.Admin.Email)
+		cb := e.APIClient(b.Admin.Email)
+		r := ca.Do("POST", "/v1/api/lead/create-customer-lead", withType(t, ca, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000201", "Alpha Lead")))
+		id := int64(r.Env().Data["id"].(float64))
 
 		// Beta sees nothing of Alpha's.
-		if r := cb.get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", id)); r.status != 404 {
-			t.Fatalf("cross-tenant view: %d", r.status)
+		if r := cb.Get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", id)); r.Status != 404 {
+			t.Fatalf("cross-tenant view: %d", r.Status)
 		}
-		if r := cb.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.status != 404 {
-			t.Fatalf("cross-tenant delete: %d", r.status)
+		if r := cb.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.Status != 404 {
+			t.Fatalf("cross-tenant delete: %d", r.Status)
 		}
-		if r := cb.get(fmt.Sprintf("/v1/api/lead/logo/%d", id)); r.status != 404 {
-			t.Fatalf("cross-tenant logo: %d", r.status)
+		if r := cb.Get(fmt.Sprintf("/v1/api/lead/logo/%d", id)); r.Status != 404 {
+			t.Fatalf("cross-tenant logo: %d", r.Status)
 		}
-		if env := cb.get("/v1/api/lead/list-customer-lead?search=alpha").env(); env.Data["total"] != 0.0 {
+		if env := cb.Get("/v1/api/lead/list-customer-lead?search=alpha").Env(); env.Data["total"] != 0.0 {
 			t.Fatalf("cross-tenant search: %v", env.Data)
 		}
 		// The same client id in another tenant is another lead.
-		r = cb.do("POST", "/v1/api/lead/create-customer-lead", withType(t, cb, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000201", "Beta Lead")))
-		if r.status != 201 || r.env().Data["customer_name"] != "Beta Lead" {
-			t.Fatalf("same client id in another tenant: %d %s", r.status, r.body)
+		r = cb.Do("POST", "/v1/api/lead/create-customer-lead", withType(t, cb, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000201", "Beta Lead")))
+		if r.Status != 201 || r.Env().Data["customer_name"] != "Beta Lead" {
+			t.Fatalf("same client id in another tenant: %d %s", r.Status, r.Body)
 		}
 
 		// A sales user with "own" scope sees only the leads they own or created.
-		sales := e.user(a, "sales@alpha.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
-		cs := e.apiClient(sales.Email)
-		r = cs.do("POST", "/v1/api/lead/create-customer-lead", withType(t, cs, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000202", "Sales Lead")))
-		if r.status != 201 {
-			t.Fatal(r.body)
+		sales := e.User(a, "sales@alpha.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+		cs := e.APIClient(sales.Email)
+		r = cs.Do("POST", "/v1/api/lead/create-customer-lead", withType(t, cs, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000202", "Sales Lead")))
+		if r.Status != 201 {
+			t.Fatal(r.Body)
 		}
-		env := cs.get("/v1/api/lead/list-customer-lead").env()
+		env := cs.Get("/v1/api/lead/list-customer-lead").Env()
 		if env.Data["total"] != 1.0 || env.Data["result"].([]any)[0].(map[string]any)["customer_name"] != "Sales Lead" {
 			t.Fatalf("own scope list: %v", env.Data)
 		}
-		if r := cs.get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", id)); r.status != 404 {
-			t.Fatalf("own scope view of another's lead: %d", r.status)
+		if r := cs.Get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", id)); r.Status != 404 {
+			t.Fatalf("own scope view of another's lead: %d", r.Status)
 		}
-		if r := cs.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.status != 403 {
-			t.Fatalf("delete without permission: %d", r.status)
+		if r := cs.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.Status != 403 {
+			t.Fatalf("delete without permission: %d", r.Status)
 		}
 		// The admin (all) sees both.
-		if env := ca.get("/v1/api/lead/list-customer-lead").env(); env.Data["total"] != 2.0 {
+		if env := ca.Get("/v1/api/lead/list-customer-lead").Env(); env.Data["total"] != 2.0 {
 			t.Fatalf("admin list: %v", env.Data["total"])
 		}
 		// Delete is recorded in the journey.
-		if r := ca.do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.status != 200 {
-			t.Fatalf("delete: %d %s", r.status, r.body)
+		if r := ca.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Body)
 		}
-		h, _ := e.db.Tenant(a.Tenant.ID, 0).History(context.Background(), "lead", id, 5)
+		h, _ := e.DB.Tenant(a.Tenant.ID, 0).History(context.Background(), "lead", id, 5)
 		if len(h) != 2 || h[0].Action != "delete" || h[1].Action != "create" {
 			t.Fatalf("journey: %+v", h)
 		}
@@ -329,21 +330,21 @@ func TestLeadTenantIsolationAndScopes(t *testing.T) {
 
 func TestLeadPermissionRefusal(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		none := e.apiClient(e.user(f, "none@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
-		viewer := e.apiClient(e.user(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		none := e.APIClient(e.User(f, "none@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
+		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
 		for _, path := range []string{"/v1/api/lead/list-customer-lead", "/v1/api/lead/view-customer-lead/1",
 			"/v1/api/lead/logo/1", "/v1/api/dropdown-lead-stage-master", "/v1/api/dropdown-lead-type-master"} {
-			if r := none.get(path); r.status != 403 || r.env().Message != "You do not have permission to do this." {
-				t.Errorf("GET %s without leads: %d", path, r.status)
+			if r := none.Get(path); r.Status != 403 || r.Env().Message != "You do not have permission to do this." {
+				t.Errorf("GET %s without leads: %d", path, r.Status)
 			}
 		}
-		if r := viewer.do("POST", "/v1/api/lead/create-customer-lead", specPayload("x", "X")); r.status != 403 {
-			t.Errorf("create without permission: %d", r.status)
+		if r := viewer.Do("POST", "/v1/api/lead/create-customer-lead", specPayload("x", "X")); r.Status != 403 {
+			t.Errorf("create without permission: %d", r.Status)
 		}
-		if r := e.client().get("/v1/api/lead/list-customer-lead"); r.status != 401 {
-			t.Errorf("anonymous list: %d", r.status)
+		if r := e.Client().Get("/v1/api/lead/list-customer-lead"); r.Status != 401 {
+			t.Errorf("anonymous list: %d", r.Status)
 		}
 	})
 }
@@ -359,28 +360,28 @@ func pngDataURL(t *testing.T, size int) string {
 
 func TestLeadLogo(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.apiClient(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.APIClient(f.Admin.Email)
 		p := withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000301", "Logo Lead"))
 		p["company_logo"] = pngDataURL(t, 8)
-		r := c.do("POST", "/v1/api/lead/create-customer-lead", p)
-		url, _ := r.env().Data["logo_url"].(string)
-		if r.status != 201 || url == "" {
-			t.Fatalf("create with logo: %d %s", r.status, r.body)
+		r := c.Do("POST", "/v1/api/lead/create-customer-lead", p)
+		url, _ := r.Env().Data["logo_url"].(string)
+		if r.Status != 201 || url == "" {
+			t.Fatalf("create with logo: %d %s", r.Status, r.Body)
 		}
-		img := c.get(url)
-		if img.status != 200 || img.header.Get("Content-Type") != "image/png" || !strings.HasPrefix(img.body, "\x89PNG") {
-			t.Fatalf("logo: %d %v", img.status, img.header)
+		img := c.Get(url)
+		if img.Status != 200 || img.Header.Get("Content-Type") != "image/png" || !strings.HasPrefix(img.Body, "\x89PNG") {
+			t.Fatalf("logo: %d %v", img.Status, img.Header)
 		}
 		bad := withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000302", "Bad Logo"))
 		bad["company_logo"] = "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("<svg onload=alert(1)>"))
-		if r := c.do("POST", "/v1/api/lead/create-customer-lead", bad); r.status != 422 || r.env().Errors["company_logo"] != "invalidImage" {
-			t.Fatalf("non-image logo: %d %s", r.status, r.body)
+		if r := c.Do("POST", "/v1/api/lead/create-customer-lead", bad); r.Status != 422 || r.Env().Errors["company_logo"] != "invalidImage" {
+			t.Fatalf("non-image logo: %d %s", r.Status, r.Body)
 		}
 		bad["company_logo"] = "data:image/png;base64," + base64.StdEncoding.EncodeToString(append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 2048*1024)...))
-		if r := c.do("POST", "/v1/api/lead/create-customer-lead", bad); r.status != 422 || r.env().Errors["company_logo"] != "fileTooLarge" {
-			t.Fatalf("large logo: %d %.200s", r.status, r.body)
+		if r := c.Do("POST", "/v1/api/lead/create-customer-lead", bad); r.Status != 422 || r.Env().Errors["company_logo"] != "fileTooLarge" {
+			t.Fatalf("large logo: %d %.200s", r.Status, r.Body)
 		}
 	})
 }

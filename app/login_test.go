@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"crm/app"
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/store/storetest"
 )
 
-func sessionCookie(t *testing.T, r *response) *http.Cookie {
+func sessionCookie(t *testing.T, r *apptest.Response) *http.Cookie {
 	t.Helper()
-	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
 		if c.Name == "crm_session" {
 			return c
 		}
@@ -26,33 +27,33 @@ func sessionCookie(t *testing.T, r *response) *http.Cookie {
 
 func TestBrowserSignInAndOut(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.client()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Client()
 
-		r := c.get("/home")
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/login?next=%2Fhome" {
-			t.Fatalf("anonymous /home: %d %q", r.status, r.header.Get("Location"))
+		r := c.Get("/home")
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/login?next=%2Fhome" {
+			t.Fatalf("anonymous /home: %d %q", r.Status, r.Header.Get("Location"))
 		}
-		r = c.get("/")
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/home" {
-			t.Fatalf("empty path: %d %q", r.status, r.header.Get("Location"))
+		r = c.Get("/")
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/home" {
+			t.Fatalf("empty path: %d %q", r.Status, r.Header.Get("Location"))
 		}
 
-		r = c.form("/login", url.Values{"email": {f.Admin.Email}, "password": {"Wrong1!x"}})
-		if r.status != http.StatusUnauthorized || !strings.Contains(r.body, "Email or password is incorrect.") {
-			t.Fatalf("wrong password: %d %s", r.status, r.body)
+		r = c.Form("/login", url.Values{"email": {f.Admin.Email}, "password": {"Wrong1!x"}})
+		if r.Status != http.StatusUnauthorized || !strings.Contains(r.Body, "Email or password is incorrect.") {
+			t.Fatalf("wrong password: %d %s", r.Status, r.Body)
 		}
-		if !strings.Contains(r.body, `aria-invalid="true"`) || !strings.Contains(r.body, `value="`+f.Admin.Email+`"`) {
+		if !strings.Contains(r.Body, `aria-invalid="true"`) || !strings.Contains(r.Body, `value="`+f.Admin.Email+`"`) {
 			t.Fatal("the form should keep the email and mark the field invalid")
 		}
 
 		// An anonymous request already has a session (the language cookie is separate);
 		// sign-in must issue a new token.
-		before := c.get("/login")
-		r = c.form("/login", url.Values{"email": {strings.ToUpper(f.Admin.Email)}, "password": {testPassword}, "next": {"/home"}})
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/home" {
-			t.Fatalf("sign-in: %d %q %s", r.status, r.header.Get("Location"), r.body)
+		before := c.Get("/login")
+		r = c.Form("/login", url.Values{"email": {strings.ToUpper(f.Admin.Email)}, "password": {apptest.Password}, "next": {"/home"}})
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/home" {
+			t.Fatalf("sign-in: %d %q %s", r.Status, r.Header.Get("Location"), r.Body)
 		}
 		ck := sessionCookie(t, r)
 		if ck == nil || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Secure {
@@ -62,32 +63,32 @@ func TestBrowserSignInAndOut(t *testing.T) {
 			t.Fatal("sign-in did not rotate the session token")
 		}
 
-		r = c.get("/home")
-		if r.status != http.StatusOK || !strings.Contains(r.body, "Acme") || !strings.Contains(r.body, `data-testid="count-users"`) {
-			t.Fatalf("home: %d %s", r.status, r.body)
+		r = c.Get("/home")
+		if r.Status != http.StatusOK || !strings.Contains(r.Body, "Acme") || !strings.Contains(r.Body, `data-testid="count-users"`) {
+			t.Fatalf("home: %d %s", r.Status, r.Body)
 		}
 
-		r = c.form("/logout", nil)
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/login" {
-			t.Fatalf("logout: %d", r.status)
+		r = c.Form("/logout", nil)
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/login" {
+			t.Fatalf("logout: %d", r.Status)
 		}
 		// The old cookie no longer opens anything.
-		stale := e.client()
-		stale.header.Set("Cookie", "crm_session="+ck.Value)
-		if r := stale.get("/home"); r.status != http.StatusSeeOther {
-			t.Fatalf("destroyed session still works: %d", r.status)
+		stale := e.Client()
+		stale.Header.Set("Cookie", "crm_session="+ck.Value)
+		if r := stale.Get("/home"); r.Status != http.StatusSeeOther {
+			t.Fatalf("destroyed session still works: %d", r.Status)
 		}
 	})
 }
 
 func TestSignInRefusesForeignRedirect(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
 		for _, next := range []string{"https://evil.example/", "//evil.example/x", "/\\evil.example"} {
-			r := e.client().form("/login", url.Values{"email": {f.Admin.Email}, "password": {testPassword}, "next": {next}})
-			if r.header.Get("Location") != "/home" {
-				t.Errorf("next=%q redirected to %q", next, r.header.Get("Location"))
+			r := e.Client().Form("/login", url.Values{"email": {f.Admin.Email}, "password": {apptest.Password}, "next": {next}})
+			if r.Header.Get("Location") != "/home" {
+				t.Errorf("next=%q redirected to %q", next, r.Header.Get("Location"))
 			}
 		}
 	})
@@ -96,9 +97,9 @@ func TestSignInRefusesForeignRedirect(t *testing.T) {
 func TestSecureCookieFlag(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
-	e := newTestServer(t, db, func(d *app.Deps) { d.Config.SecureCookies = true })
-	f := e.tenant("Acme")
-	r := e.client().form("/login", url.Values{"email": {f.Admin.Email}, "password": {testPassword}})
+	e := apptest.NewServer(t, db, func(d *app.Deps) { d.Config.SecureCookies = true })
+	f := e.Tenant("Acme")
+	r := e.Client().Form("/login", url.Values{"email": {f.Admin.Email}, "password": {apptest.Password}})
 	if ck := sessionCookie(t, r); ck == nil || !ck.Secure {
 		t.Fatalf("cookie not Secure: %+v", ck)
 	}
@@ -106,47 +107,47 @@ func TestSecureCookieFlag(t *testing.T) {
 
 func TestAPITokenLifecycle(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		anon := e.client()
-		r := anon.get("/v1/api/auth/me")
-		if r.status != http.StatusUnauthorized || strings.TrimSpace(r.body) != `{"status":401,"message":"Unauthorized"}` {
-			t.Fatalf("anonymous me: %d %s", r.status, r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		anon := e.Client()
+		r := anon.Get("/v1/api/auth/me")
+		if r.Status != http.StatusUnauthorized || strings.TrimSpace(r.Body) != `{"status":401,"message":"Unauthorized"}` {
+			t.Fatalf("anonymous me: %d %s", r.Status, r.Body)
 		}
-		r = anon.do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": "Wrong1!x"})
-		if r.status != http.StatusUnauthorized || r.env().Message != "Email or password is incorrect." {
-			t.Fatalf("wrong password: %d %s", r.status, r.body)
+		r = anon.Do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": "Wrong1!x"})
+		if r.Status != http.StatusUnauthorized || r.Env().Message != "Email or password is incorrect." {
+			t.Fatalf("wrong password: %d %s", r.Status, r.Body)
 		}
 
-		c := e.apiClient(f.Admin.Email)
-		if len(c.token) < 45 {
-			t.Fatalf("token too short: %q", c.token)
+		c := e.APIClient(f.Admin.Email)
+		if len(c.Token) < 45 {
+			t.Fatalf("token too short: %q", c.Token)
 		}
-		r = c.get("/v1/api/auth/me")
-		env := r.env()
-		if r.status != 200 || env.Data["user"].(map[string]any)["email"] != f.Admin.Email ||
+		r = c.Get("/v1/api/auth/me")
+		env := r.Env()
+		if r.Status != 200 || env.Data["user"].(map[string]any)["email"] != f.Admin.Email ||
 			env.Data["tenant"].(map[string]any)["name"] != "Acme" {
-			t.Fatalf("me: %s", r.body)
+			t.Fatalf("me: %s", r.Body)
 		}
-		if strings.Contains(r.body, "password") {
+		if strings.Contains(r.Body, "password") {
 			t.Fatal("me leaks the password hash")
 		}
 		// A bare token works too.
-		bare := e.client()
-		if r := bare.get("/v1/api/auth/me", "Authorization", c.token); r.status != 200 {
-			t.Fatalf("bare token: %d", r.status)
+		bare := e.Client()
+		if r := bare.Get("/v1/api/auth/me", "Authorization", c.Token); r.Status != 200 {
+			t.Fatalf("bare token: %d", r.Status)
 		}
-		if r := c.do("POST", "/v1/api/auth/logout", nil); r.status != 200 {
-			t.Fatalf("logout: %d %s", r.status, r.body)
+		if r := c.Do("POST", "/v1/api/auth/logout", nil); r.Status != 200 {
+			t.Fatalf("logout: %d %s", r.Status, r.Body)
 		}
-		if r := c.get("/v1/api/auth/me"); r.status != http.StatusUnauthorized {
-			t.Fatalf("revoked token still works: %d", r.status)
+		if r := c.Get("/v1/api/auth/me"); r.Status != http.StatusUnauthorized {
+			t.Fatalf("revoked token still works: %d", r.Status)
 		}
 		// A made-up token for the right tenant is refused.
-		forged := e.client()
-		forged.token = c.token[:len(c.token)-4] + "AAAA"
-		if r := forged.get("/v1/api/auth/me"); r.status != http.StatusUnauthorized {
-			t.Fatalf("forged token: %d", r.status)
+		forged := e.Client()
+		forged.Token = c.Token[:len(c.Token)-4] + "AAAA"
+		if r := forged.Get("/v1/api/auth/me"); r.Status != http.StatusUnauthorized {
+			t.Fatalf("forged token: %d", r.Status)
 		}
 	})
 }
@@ -158,29 +159,29 @@ func TestLoginThrottleSlowsButDoesNotLockOut(t *testing.T) {
 	th := auth.NewLoginThrottle()
 	th.Account.SetClock(func() time.Time { return now })
 	th.IP.SetClock(func() time.Time { return now })
-	e := newTestServer(t, db, func(d *app.Deps) { d.Throttle = th })
-	f := e.tenant("Acme")
-	c := e.client()
+	e := apptest.NewServer(t, db, func(d *app.Deps) { d.Throttle = th })
+	f := e.Tenant("Acme")
+	c := e.Client()
 	for i := 0; i < 5; i++ {
-		r := c.do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": "Wrong1!x"})
-		if r.status != http.StatusUnauthorized {
-			t.Fatalf("attempt %d: %d", i+1, r.status)
+		r := c.Do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": "Wrong1!x"})
+		if r.Status != http.StatusUnauthorized {
+			t.Fatalf("attempt %d: %d", i+1, r.Status)
 		}
 	}
 	// Even the right password waits now, with a clear message.
-	r := c.do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": testPassword})
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "2" ||
-		r.env().Message != "Too many sign-in attempts. Try again in 2 seconds." {
-		t.Fatalf("throttled: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	r := c.Do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": apptest.Password})
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "2" ||
+		r.Env().Message != "Too many sign-in attempts. Try again in 2 seconds." {
+		t.Fatalf("throttled: %d %q %s", r.Status, r.Header.Get("Retry-After"), r.Body)
 	}
-	r = c.form("/login", url.Values{"email": {f.Admin.Email}, "password": {testPassword}})
-	if r.status != http.StatusTooManyRequests || !strings.Contains(r.body, "Too many sign-in attempts") {
-		t.Fatalf("throttled form: %d", r.status)
+	r = c.Form("/login", url.Values{"email": {f.Admin.Email}, "password": {apptest.Password}})
+	if r.Status != http.StatusTooManyRequests || !strings.Contains(r.Body, "Too many sign-in attempts") {
+		t.Fatalf("throttled form: %d", r.Status)
 	}
 	// After the short wait the real user gets in, and the count starts over.
 	now = now.Add(3 * time.Second)
-	if r := c.do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": testPassword}); r.status != 200 {
-		t.Fatalf("after the wait: %d %s", r.status, r.body)
+	if r := c.Do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": apptest.Password}); r.Status != 200 {
+		t.Fatalf("after the wait: %d %s", r.Status, r.Body)
 	}
 	// The longest wait an attacker can cause for an account is capped at 5 minutes.
 	for i := 0; i < 30; i++ {
@@ -193,35 +194,35 @@ func TestLoginThrottleSlowsButDoesNotLockOut(t *testing.T) {
 
 func TestCrossSiteFormsRefused(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
-		r := c.form("/language", url.Values{"locale": {"de_DE"}}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
-		if r.status != http.StatusForbidden || !strings.Contains(r.body, "another site") {
-			t.Fatalf("cross-site post: %d %s", r.status, r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		r := c.Form("/language", url.Values{"locale": {"de_DE"}}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+		if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "another site") {
+			t.Fatalf("cross-site post: %d %s", r.Status, r.Body)
 		}
 		// An API call a browser makes from another site gets the JSON envelope.
-		r = c.do("POST", "/v1/api/lead/create-customer-lead", map[string]string{"customer_name": "X"}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
+		r = c.Do("POST", "/v1/api/lead/create-customer-lead", map[string]string{"customer_name": "X"}, "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site")
 		var env struct {
 			Success bool   `json:"success"`
 			Message string `json:"message"`
 		}
-		if err := json.Unmarshal([]byte(r.body), &env); r.status != http.StatusForbidden || err != nil || env.Success || env.Message == "" {
-			t.Fatalf("cross-site API call: %d %s", r.status, r.body)
+		if err := json.Unmarshal([]byte(r.Body), &env); r.Status != http.StatusForbidden || err != nil || env.Success || env.Message == "" {
+			t.Fatalf("cross-site API call: %d %s", r.Status, r.Body)
 		}
-		r = c.form("/logout", nil, "Sec-Fetch-Site", "cross-site")
-		if r.status != http.StatusForbidden {
-			t.Fatalf("cross-site logout: %d", r.status)
+		r = c.Form("/logout", nil, "Sec-Fetch-Site", "cross-site")
+		if r.Status != http.StatusForbidden {
+			t.Fatalf("cross-site logout: %d", r.Status)
 		}
-		if r := c.get("/home"); r.status != 200 {
-			t.Fatalf("the session must survive the refused request: %d", r.status)
+		if r := c.Get("/home"); r.Status != 200 {
+			t.Fatalf("the session must survive the refused request: %d", r.Status)
 		}
 		// Same-origin browser posts and non-browser clients pass.
-		if r := c.form("/language", url.Values{"locale": {"de_DE"}}, "Sec-Fetch-Site", "same-origin"); r.status != http.StatusSeeOther {
-			t.Fatalf("same-origin post: %d", r.status)
+		if r := c.Form("/language", url.Values{"locale": {"de_DE"}}, "Sec-Fetch-Site", "same-origin"); r.Status != http.StatusSeeOther {
+			t.Fatalf("same-origin post: %d", r.Status)
 		}
-		if r := e.client().do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": testPassword}); r.status != 200 {
-			t.Fatalf("API client without browser headers: %d", r.status)
+		if r := e.Client().Do("POST", "/v1/api/auth/login", map[string]string{"email": f.Admin.Email, "password": apptest.Password}); r.Status != 200 {
+			t.Fatalf("API client without browser headers: %d", r.Status)
 		}
 	})
 }
@@ -230,15 +231,15 @@ func TestSessionIdleTimeout(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
 	const idle = 1500 * time.Millisecond
-	e := newTestServer(t, db, func(d *app.Deps) { d.Config.SessionIdle = idle })
-	f := e.tenant("Acme")
-	c := e.browser(f.Admin.Email)
-	if r := c.get("/home"); r.status != 200 {
-		t.Fatalf("fresh session: %d", r.status)
+	e := apptest.NewServer(t, db, func(d *app.Deps) { d.Config.SessionIdle = idle })
+	f := e.Tenant("Acme")
+	c := e.Browser(f.Admin.Email)
+	if r := c.Get("/home"); r.Status != 200 {
+		t.Fatalf("fresh session: %d", r.Status)
 	}
 	time.Sleep(idle + 300*time.Millisecond)
-	if r := c.get("/home"); r.status != http.StatusSeeOther {
-		t.Fatalf("idle session still open: %d", r.status)
+	if r := c.Get("/home"); r.Status != http.StatusSeeOther {
+		t.Fatalf("idle session still open: %d", r.Status)
 	}
 }
 
@@ -246,19 +247,19 @@ func TestSessionAbsoluteLifetime(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite)
 	const lifetime = 2 * time.Second
-	e := newTestServer(t, db, func(d *app.Deps) { d.Config.SessionLifetime = lifetime })
-	f := e.tenant("Acme")
-	c := e.browser(f.Admin.Email)
+	e := apptest.NewServer(t, db, func(d *app.Deps) { d.Config.SessionLifetime = lifetime })
+	f := e.Tenant("Acme")
+	c := e.Browser(f.Admin.Email)
 	start := time.Now() // the session's deadline was set during sign-in, so before now + lifetime
 	// Activity within the lifetime does not extend it.
 	for time.Since(start) < lifetime/2 {
-		if r := c.get("/home"); r.status != 200 {
-			t.Fatalf("session ended early: %d", r.status)
+		if r := c.Get("/home"); r.Status != 200 {
+			t.Fatalf("session ended early: %d", r.Status)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(time.Until(start.Add(lifetime + 300*time.Millisecond)))
-	if r := c.get("/home"); r.status != http.StatusSeeOther {
-		t.Fatalf("session outlived its lifetime: %d", r.status)
+	if r := c.Get("/home"); r.Status != http.StatusSeeOther {
+		t.Fatalf("session outlived its lifetime: %d", r.Status)
 	}
 }

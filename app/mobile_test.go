@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"crm/app/apptest"
 	"crm/locales"
 )
 
@@ -23,16 +24,16 @@ var mobileLangs = []string{"en", "fr", "es", "de", "pt", "it", "cs"}
 
 func TestMobileRedirects(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
 		for _, c := range []struct {
 			name string
-			c    *client
-		}{{"anonymous", e.client()}, {"signed in", e.browser(f.Admin.Email)}} {
+			c    *apptest.Client
+		}{{"anonymous", e.Client()}, {"signed in", e.Browser(f.Admin.Email)}} {
 			for _, path := range []string{"/m", "/m/", "/m/unknown", "/m/leads", "/m/a/b/c?x=1"} {
-				r := c.c.get(path)
-				if r.status != http.StatusSeeOther || r.header.Get("Location") != "/m/leads-mobile" {
-					t.Errorf("%s GET %s = %d → %q, want 303 → /m/leads-mobile", c.name, path, r.status, r.header.Get("Location"))
+				r := c.c.Get(path)
+				if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/m/leads-mobile" {
+					t.Errorf("%s GET %s = %d → %q, want 303 → /m/leads-mobile", c.name, path, r.Status, r.Header.Get("Location"))
 				}
 			}
 		}
@@ -41,53 +42,53 @@ func TestMobileRedirects(t *testing.T) {
 
 func TestMobileScreensNeedSignIn(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		c := e.client()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		c := e.Client()
 		for _, path := range mobileScreens {
-			r := c.get(path)
+			r := c.Get(path)
 			want := "/m/login?next=" + url.QueryEscape(path)
-			if r.status != http.StatusSeeOther || r.header.Get("Location") != want {
-				t.Errorf("GET %s = %d → %q, want 303 → %q", path, r.status, r.header.Get("Location"), want)
+			if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
+				t.Errorf("GET %s = %d → %q, want 303 → %q", path, r.Status, r.Header.Get("Location"), want)
 			}
 		}
 		// The JSON calls the islands make answer 401 in the envelope, never a redirect.
-		r := c.get("/v1/api/auth/me", "Accept", "application/json")
-		if r.status != http.StatusUnauthorized || r.env().Status != http.StatusUnauthorized {
-			t.Errorf("anonymous /auth/me = %d %s", r.status, r.body)
+		r := c.Get("/v1/api/auth/me", "Accept", "application/json")
+		if r.Status != http.StatusUnauthorized || r.Env().Status != http.StatusUnauthorized {
+			t.Errorf("anonymous /auth/me = %d %s", r.Status, r.Body)
 		}
 	})
 }
 
 func TestMobileLogin(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.client()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Client()
 
-		page := c.get("/m/login?next=%2Fm%2Fadd-lead")
-		if page.status != http.StatusOK {
-			t.Fatalf("GET /m/login = %d", page.status)
+		page := c.Get("/m/login?next=%2Fm%2Fadd-lead")
+		if page.Status != http.StatusOK {
+			t.Fatalf("GET /m/login = %d", page.Status)
 		}
 		for _, want := range []string{`action="/m/login"`, `name="next" value="/m/add-lead"`, `name="viewport"`, `id="email"`, `id="password"`} {
-			if !strings.Contains(page.body, want) {
+			if !strings.Contains(page.Body, want) {
 				t.Errorf("sign-in page lacks %s", want)
 			}
 		}
-		assertStrictPage(t, page.body)
+		assertStrictPage(t, page.Body)
 
-		bad := c.form("/m/login", url.Values{"email": {f.Admin.Email}, "password": {"wrong"}, "next": {"/m/add-lead"}})
-		if bad.status != http.StatusUnauthorized || !strings.Contains(bad.body, `data-testid="login-error"`) ||
-			!strings.Contains(bad.body, `value="/m/add-lead"`) {
-			t.Fatalf("wrong password: %d, want 401 with the error and next kept", bad.status)
+		bad := c.Form("/m/login", url.Values{"email": {f.Admin.Email}, "password": {"wrong"}, "next": {"/m/add-lead"}})
+		if bad.Status != http.StatusUnauthorized || !strings.Contains(bad.Body, `data-testid="login-error"`) ||
+			!strings.Contains(bad.Body, `value="/m/add-lead"`) {
+			t.Fatalf("wrong password: %d, want 401 with the error and next kept", bad.Status)
 		}
 
-		ok := c.form("/m/login", url.Values{"email": {f.Admin.Email}, "password": {testPassword}, "next": {"/m/add-lead"}})
-		if ok.status != http.StatusSeeOther || ok.header.Get("Location") != "/m/add-lead" {
-			t.Fatalf("sign-in = %d → %q, want 303 → /m/add-lead", ok.status, ok.header.Get("Location"))
+		ok := c.Form("/m/login", url.Values{"email": {f.Admin.Email}, "password": {apptest.Password}, "next": {"/m/add-lead"}})
+		if ok.Status != http.StatusSeeOther || ok.Header.Get("Location") != "/m/add-lead" {
+			t.Fatalf("sign-in = %d → %q, want 303 → /m/add-lead", ok.Status, ok.Header.Get("Location"))
 		}
 		// A mobile sign-in lasts: the cookie outlives the admin session's 12 hours by far.
 		var exp time.Time
-		for _, ck := range (&http.Response{Header: ok.header}).Cookies() {
+		for _, ck := range (&http.Response{Header: ok.Header}).Cookies() {
 			if ck.Name == "crm_session" {
 				exp = ck.Expires
 			}
@@ -95,19 +96,19 @@ func TestMobileLogin(t *testing.T) {
 		if time.Until(exp) < 29*24*time.Hour {
 			t.Errorf("mobile session cookie expires %v, want about 30 days", exp)
 		}
-		if r := c.get("/m/add-lead"); r.status != http.StatusOK {
-			t.Errorf("after sign-in GET /m/add-lead = %d", r.status)
+		if r := c.Get("/m/add-lead"); r.Status != http.StatusOK {
+			t.Errorf("after sign-in GET /m/add-lead = %d", r.Status)
 		}
 		// Signed in already: the sign-in page sends the user on.
-		if r := c.get("/m/login?next=%2Fm%2Fadd-lead-address"); r.status != http.StatusSeeOther || r.header.Get("Location") != "/m/add-lead-address" {
-			t.Errorf("signed-in GET /m/login = %d → %q", r.status, r.header.Get("Location"))
+		if r := c.Get("/m/login?next=%2Fm%2Fadd-lead-address"); r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/m/add-lead-address" {
+			t.Errorf("signed-in GET /m/login = %d → %q", r.Status, r.Header.Get("Location"))
 		}
 
 		// next never leaves the site.
-		c2 := e.client()
-		r := c2.form("/m/login", url.Values{"email": {f.Admin.Email}, "password": {testPassword}, "next": {"//evil.example/x"}})
-		if r.header.Get("Location") != "/m/leads-mobile" {
-			t.Errorf("next=//evil → %q, want /m/leads-mobile", r.header.Get("Location"))
+		c2 := e.Client()
+		r := c2.Form("/m/login", url.Values{"email": {f.Admin.Email}, "password": {apptest.Password}, "next": {"//evil.example/x"}})
+		if r.Header.Get("Location") != "/m/leads-mobile" {
+			t.Errorf("next=//evil → %q, want /m/leads-mobile", r.Header.Get("Location"))
 		}
 	})
 }
@@ -136,36 +137,36 @@ type mobileProps struct {
 
 func TestMobileScreens(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
 		propsRE := regexp.MustCompile(`data-island="mobile-app" data-props="([^"]*)"`)
 		for _, path := range mobileScreens {
-			r := c.get(path)
-			if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
-				t.Fatalf("GET %s = %d %s", path, r.status, r.header.Get("Content-Type"))
+			r := c.Get(path)
+			if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+				t.Fatalf("GET %s = %d %s", path, r.Status, r.Header.Get("Content-Type"))
 			}
-			assertStrictPage(t, r.body)
-			if !strings.Contains(r.header.Get("Content-Security-Policy"), "script-src 'self'") {
+			assertStrictPage(t, r.Body)
+			if !strings.Contains(r.Header.Get("Content-Security-Policy"), "script-src 'self'") {
 				t.Errorf("%s: no strict CSP", path)
 			}
-			m := propsRE.FindStringSubmatch(r.body)
+			m := propsRE.FindStringSubmatch(r.Body)
 			if m == nil {
 				t.Fatalf("%s: no mobile island mount point", path)
 			}
 			var p mobileProps
-			mustJSON(t, html.UnescapeString(m[1]), &p)
+			apptest.MustJSON(t, html.UnescapeString(m[1]), &p)
 			if p.Lang != "en" || p.Locale != "en-GB" || p.ConfigURL != "/v1/api/config.json" || p.SWURL != "/m/sw.js" || p.Scope != "/m/" ||
 				!strings.HasPrefix(p.LocalesURL, "/locales/mobile/en.json?v=") {
 				t.Errorf("%s props = %+v", path, p)
 			}
 			for _, want := range []string{`<html lang="en">`, `<div id="toasts"`, `href="/static/build/mobilecss-`, `src="/static/build/mobile-`} {
-				if !strings.Contains(r.body, want) {
+				if !strings.Contains(r.Body, want) {
 					t.Errorf("%s lacks %s", path, want)
 				}
 			}
-			if got := c.get(p.LocalesURL); got.status != http.StatusOK {
-				t.Errorf("the page's message file %s = %d", p.LocalesURL, got.status)
+			if got := c.Get(p.LocalesURL); got.Status != http.StatusOK {
+				t.Errorf("the page's message file %s = %d", p.LocalesURL, got.Status)
 			}
 		}
 	})
@@ -173,19 +174,19 @@ func TestMobileScreens(t *testing.T) {
 
 func TestMobileLanguageFollowsTheUser(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
-		if r := c.form("/language", url.Values{"locale": {"de_DE"}, "back": {"/m/leads-mobile"}}); r.status != http.StatusSeeOther {
-			t.Fatalf("set language: %d", r.status)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		if r := c.Form("/language", url.Values{"locale": {"de_DE"}, "back": {"/m/leads-mobile"}}); r.Status != http.StatusSeeOther {
+			t.Fatalf("set language: %d", r.Status)
 		}
-		r := c.get("/m/leads-mobile")
-		if !strings.Contains(r.body, `<html lang="de">`) || !strings.Contains(r.body, "/locales/mobile/de.json?v=") {
-			t.Errorf("German user gets another language: %.400s", r.body)
+		r := c.Get("/m/leads-mobile")
+		if !strings.Contains(r.Body, `<html lang="de">`) || !strings.Contains(r.Body, "/locales/mobile/de.json?v=") {
+			t.Errorf("German user gets another language: %.400s", r.Body)
 		}
 		// en_AU has no mobile file of its own: English.
-		c.form("/language", url.Values{"locale": {"en_AU"}, "back": {"/m/leads-mobile"}})
-		if r := c.get("/m/add-lead"); !strings.Contains(r.body, "/locales/mobile/en.json?v=") {
+		c.Form("/language", url.Values{"locale": {"en_AU"}, "back": {"/m/leads-mobile"}})
+		if r := c.Get("/m/add-lead"); !strings.Contains(r.Body, "/locales/mobile/en.json?v=") {
 			t.Error("en_AU user does not get the English file")
 		}
 	})
@@ -193,24 +194,24 @@ func TestMobileLanguageFollowsTheUser(t *testing.T) {
 
 func TestMobileServiceWorker(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		r := e.client().get("/m/sw.js")
-		if r.status != http.StatusOK {
-			t.Fatalf("GET /m/sw.js = %d", r.status)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		r := e.Client().Get("/m/sw.js")
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET /m/sw.js = %d", r.Status)
 		}
 		for h, want := range map[string]string{"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache",
 			"Service-Worker-Allowed": "/m/"} {
-			if got := r.header.Get(h); got != want {
+			if got := r.Header.Get(h); got != want {
 				t.Errorf("%s = %q, want %q", h, got, want)
 			}
 		}
-		first, _, _ := strings.Cut(r.body, "\n")
+		first, _, _ := strings.Cut(r.Body, "\n")
 		list, ok := strings.CutPrefix(first, "self.CRM_PRECACHE=")
 		if !ok {
-			t.Fatalf("worker does not start with its precache list: %.200s", r.body)
+			t.Fatalf("worker does not start with its precache list: %.200s", r.Body)
 		}
 		var urls []string
-		mustJSON(t, strings.TrimSuffix(list, ";"), &urls)
+		apptest.MustJSON(t, strings.TrimSuffix(list, ";"), &urls)
 		for _, want := range append(slices.Clone(mobileScreens), "/v1/api/config.json") {
 			if !slices.Contains(urls, want) {
 				t.Errorf("precache lacks %s: %v", want, urls)
@@ -228,14 +229,14 @@ func TestMobileServiceWorker(t *testing.T) {
 		if !js || !css || !loc {
 			t.Errorf("precache lacks the bundle, the stylesheet or the messages: %v", urls)
 		}
-		if !strings.Contains(r.body, "addEventListener(\"fetch\"") && !strings.Contains(r.body, "addEventListener('fetch'") {
+		if !strings.Contains(r.Body, "addEventListener(\"fetch\"") && !strings.Contains(r.Body, "addEventListener('fetch'") {
 			t.Error("worker has no fetch handler")
 		}
 		// Every precached file is really served.
-		c := e.browser(e.tenant("Acme").Admin.Email)
+		c := e.Browser(e.Tenant("Acme").Admin.Email)
 		for _, u := range urls {
-			if got := c.get(u); got.status != http.StatusOK {
-				t.Errorf("precached %s = %d", u, got.status)
+			if got := c.Get(u); got.Status != http.StatusOK {
+				t.Errorf("precached %s = %d", u, got.Status)
 			}
 		}
 	})
@@ -347,35 +348,35 @@ func TestMobileLocalesCoverTheIslands(t *testing.T) {
 
 func TestMobileLocaleFiles(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		c := e.client()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		c := e.Client()
 		var version string
 		for _, lang := range mobileLangs {
-			r := c.get("/locales/mobile/" + lang + ".json")
-			if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
-				t.Fatalf("%s.json = %d %s", lang, r.status, r.header.Get("Content-Type"))
+			r := c.Get("/locales/mobile/" + lang + ".json")
+			if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("%s.json = %d %s", lang, r.Status, r.Header.Get("Content-Type"))
 			}
 			var m map[string]string
-			mustJSON(t, r.body, &m)
+			apptest.MustJSON(t, r.Body, &m)
 			if len(m) == 0 {
 				t.Errorf("%s.json is empty", lang)
 			}
-			if r.header.Get("Cache-Control") != "no-cache" {
-				t.Errorf("%s.json without v: Cache-Control %q, want no-cache", lang, r.header.Get("Cache-Control"))
+			if r.Header.Get("Cache-Control") != "no-cache" {
+				t.Errorf("%s.json without v: Cache-Control %q, want no-cache", lang, r.Header.Get("Cache-Control"))
 			}
-			version = strings.Trim(r.header.Get("ETag"), `"`)
+			version = strings.Trim(r.Header.Get("ETag"), `"`)
 		}
 		// With the current version the file may be kept for good.
-		r := c.get("/locales/mobile/fr.json?v=" + version)
-		if r.status != http.StatusOK || !strings.Contains(r.header.Get("Cache-Control"), "immutable") {
-			t.Errorf("versioned file: %d %q", r.status, r.header.Get("Cache-Control"))
+		r := c.Get("/locales/mobile/fr.json?v=" + version)
+		if r.Status != http.StatusOK || !strings.Contains(r.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("versioned file: %d %q", r.Status, r.Header.Get("Cache-Control"))
 		}
-		if r := c.get("/locales/mobile/fr.json", "If-None-Match", `"`+version+`"`); r.status != http.StatusNotModified {
-			t.Errorf("revalidation = %d, want 304", r.status)
+		if r := c.Get("/locales/mobile/fr.json", "If-None-Match", `"`+version+`"`); r.Status != http.StatusNotModified {
+			t.Errorf("revalidation = %d, want 304", r.Status)
 		}
 		for _, bad := range []string{"xx.json", "en_US.json", "en.toml", "EN.json", "en", "..%2Fen_US.toml"} {
-			if r := c.get("/locales/mobile/" + bad); r.status != http.StatusNotFound {
-				t.Errorf("%s = %d, want 404", bad, r.status)
+			if r := c.Get("/locales/mobile/" + bad); r.Status != http.StatusNotFound {
+				t.Errorf("%s = %d, want 404", bad, r.Status)
 			}
 		}
 	})
@@ -383,18 +384,18 @@ func TestMobileLocaleFiles(t *testing.T) {
 
 func TestMobileConfig(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		var cfg struct {
 			Data map[string]json.RawMessage `json:"data"`
 		}
-		r := e.client().get("/v1/api/config.json")
-		if r.status != http.StatusOK || r.env().Status != http.StatusOK {
-			t.Fatalf("anonymous config = %d %s", r.status, r.body)
+		r := e.Client().Get("/v1/api/config.json")
+		if r.Status != http.StatusOK || r.Env().Status != http.StatusOK {
+			t.Fatalf("anonymous config = %d %s", r.Status, r.Body)
 		}
-		if cc := r.header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") {
+		if cc := r.Header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") {
 			t.Errorf("config Cache-Control = %q, want private (it names the caller's tenant)", cc)
 		}
-		mustJSON(t, r.body, &cfg)
+		apptest.MustJSON(t, r.Body, &cfg)
 		for _, section := range []string{"CentralSystemServer", "Authorization", "Advanced", "User", "Company", "Tenant", "Asset", "Site", "SiteArea"} {
 			if _, ok := cfg.Data[section]; !ok {
 				t.Errorf("config lacks section %s", section)
@@ -427,9 +428,9 @@ func TestMobileConfig(t *testing.T) {
 			}
 		}
 		raw, _ := json.Marshal(cfg.Data)
-		mustJSON(t, string(raw), &v)
-		if v.CentralSystemServer.BaseURL != e.srv.URL || v.CentralSystemServer.APIPrefix != "/v1/api" {
-			t.Errorf("server section = %+v, want base %s", v.CentralSystemServer, e.srv.URL)
+		apptest.MustJSON(t, string(raw), &v)
+		if v.CentralSystemServer.BaseURL != e.Srv.URL || v.CentralSystemServer.APIPrefix != "/v1/api" {
+			t.Errorf("server section = %+v, want base %s", v.CentralSystemServer, e.Srv.URL)
 		}
 		if v.Authorization.Header != "Authorization" || v.Authorization.SkipHeader != "skip" || v.Authorization.IdempotencyHeader != "Idempotency-Key" {
 			t.Errorf("authorization section = %+v", v.Authorization)
@@ -447,11 +448,11 @@ func TestMobileConfig(t *testing.T) {
 			t.Errorf("anonymous config names a tenant: %+v", v.Tenant)
 		}
 
-		f := e.tenant("Acme")
-		r = e.browser(f.Admin.Email).get("/v1/api/config.json")
-		mustJSON(t, r.body, &cfg)
+		f := e.Tenant("Acme")
+		r = e.Browser(f.Admin.Email).Get("/v1/api/config.json")
+		apptest.MustJSON(t, r.Body, &cfg)
 		raw, _ = json.Marshal(cfg.Data)
-		mustJSON(t, string(raw), &v)
+		apptest.MustJSON(t, string(raw), &v)
 		if v.Tenant.ID != f.Tenant.ID || v.Tenant.Name != "Acme" {
 			t.Errorf("signed-in tenant section = %+v", v.Tenant)
 		}

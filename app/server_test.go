@@ -7,30 +7,31 @@ import (
 	"strings"
 	"testing"
 
+	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
 )
 
 func TestPermissionRefusal(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		nobody := e.user(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}})
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		nobody := e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}})
 
-		b := e.browser(nobody.Email)
-		r := b.get("/home")
-		if r.status != http.StatusForbidden || !strings.Contains(r.body, "You do not have permission to do this.") ||
-			!strings.Contains(r.body, `data-testid="error-page"`) {
-			t.Fatalf("home without dashboard permission: %d %s", r.status, r.body)
+		b := e.Browser(nobody.Email)
+		r := b.Get("/home")
+		if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "You do not have permission to do this.") ||
+			!strings.Contains(r.Body, `data-testid="error-page"`) {
+			t.Fatalf("home without dashboard permission: %d %s", r.Status, r.Body)
 		}
-		api := e.apiClient(nobody.Email)
-		env := api.get("/v1/api/get-allow-feature").env()
+		api := e.APIClient(nobody.Email)
+		env := api.Get("/v1/api/get-allow-feature").Env()
 		feats := env.Data["features"].([]any)
 		if len(feats) != 1 || feats[0] != "leads" {
 			t.Fatalf("allowed features: %v", feats)
 		}
-		admin := e.apiClient(f.Admin.Email)
-		env = admin.get("/v1/api/get-allow-feature").env()
+		admin := e.APIClient(f.Admin.Email)
+		env = admin.Get("/v1/api/get-allow-feature").Env()
 		if len(env.Data["features"].([]any)) != len(auth.Features) {
 			t.Fatalf("administrator features: %v", env.Data["features"])
 		}
@@ -39,33 +40,33 @@ func TestPermissionRefusal(t *testing.T) {
 
 func TestTenantIsolationOnShellRoutes(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		a := e.tenant("Alpha")
-		b := e.tenant("Beta")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		a := e.Tenant("Alpha")
+		b := e.Tenant("Beta")
 		for _, email := range []string{"a1@alpha.test", "a2@alpha.test", "a3@alpha.test"} {
-			e.user(a, email, map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}})
+			e.User(a, email, map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}})
 		}
 		// Beta's admin sees Beta's one user and Beta's roles, never Alpha's.
-		r := e.browser(b.Admin.Email).get("/home")
-		if !strings.Contains(r.body, `data-testid="count-users"><span class="stat-value">1</span>`) ||
-			strings.Contains(r.body, "Alpha") {
-			t.Fatalf("beta home shows alpha data: %s", r.body)
+		r := e.Browser(b.Admin.Email).Get("/home")
+		if !strings.Contains(r.Body, `data-testid="count-users"><span class="stat-value">1</span>`) ||
+			strings.Contains(r.Body, "Alpha") {
+			t.Fatalf("beta home shows alpha data: %s", r.Body)
 		}
-		r = e.browser(a.Admin.Email).get("/home")
-		if !strings.Contains(r.body, `data-testid="count-users"><span class="stat-value">4</span>`) {
-			t.Fatalf("alpha home: %s", r.body)
+		r = e.Browser(a.Admin.Email).Get("/home")
+		if !strings.Contains(r.Body, `data-testid="count-users"><span class="stat-value">4</span>`) {
+			t.Fatalf("alpha home: %s", r.Body)
 		}
-		me := e.apiClient(b.Admin.Email).get("/v1/api/auth/me").env()
+		me := e.APIClient(b.Admin.Email).Get("/v1/api/auth/me").Env()
 		if me.Data["tenant"].(map[string]any)["name"] != "Beta" {
 			t.Fatalf("me: %v", me.Data)
 		}
 		// A tenant id in the request changes nothing: the tenant comes from the caller.
-		r = e.apiClient(b.Admin.Email).get("/v1/api/auth/me?tenant_id=1", "X-Tenant-ID", "1")
-		if r.env().Data["tenant"].(map[string]any)["name"] != "Beta" {
+		r = e.APIClient(b.Admin.Email).Get("/v1/api/auth/me?tenant_id=1", "X-Tenant-ID", "1")
+		if r.Env().Data["tenant"].(map[string]any)["name"] != "Beta" {
 			t.Fatal("tenant taken from the request")
 		}
 		// Beta cannot change Alpha's user's language through the store either.
-		if err := e.db.Tenant(b.Tenant.ID, b.Admin.ID).SetUserLocale(context.Background(), a.Admin.ID, "de_DE"); err != store.ErrNotFound {
+		if err := e.DB.Tenant(b.Tenant.ID, b.Admin.ID).SetUserLocale(context.Background(), a.Admin.ID, "de_DE"); err != store.ErrNotFound {
 			t.Fatalf("cross-tenant update: %v", err)
 		}
 	})
@@ -73,8 +74,8 @@ func TestTenantIsolationOnShellRoutes(t *testing.T) {
 
 func TestJSONErrors(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		c := e.client()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		c := e.Client()
 		cases := []struct {
 			body   string
 			status int
@@ -88,102 +89,102 @@ func TestJSONErrors(t *testing.T) {
 			{`{"email":"` + strings.Repeat("a", 1<<20) + `"}`, 413, "The request is too large."},
 		}
 		for _, tc := range cases {
-			r := c.do("POST", "/v1/api/auth/login", tc.body)
-			if r.status != tc.status || r.env().Message != tc.msg {
-				t.Errorf("body %.30q: %d %s", tc.body, r.status, r.body)
+			r := c.Do("POST", "/v1/api/auth/login", tc.body)
+			if r.Status != tc.status || r.Env().Message != tc.msg {
+				t.Errorf("body %.30q: %d %s", tc.body, r.Status, r.Body)
 			}
 		}
-		r := c.get("/v1/api/nope")
-		if r.status != 404 || r.env().Message != "Page not found" {
-			t.Errorf("unknown API path: %d %s", r.status, r.body)
+		r := c.Get("/v1/api/nope")
+		if r.Status != 404 || r.Env().Message != "Page not found" {
+			t.Errorf("unknown API path: %d %s", r.Status, r.Body)
 		}
-		r = c.do("DELETE", "/v1/api/auth/login", nil)
-		if r.status != 405 {
-			t.Errorf("wrong verb: %d %s", r.status, r.body)
+		r = c.Do("DELETE", "/v1/api/auth/login", nil)
+		if r.Status != 405 {
+			t.Errorf("wrong verb: %d %s", r.Status, r.Body)
 		}
 	})
 }
 
 func TestPagesAndPlumbing(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme")
-		c := e.browser(f.Admin.Email)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
 
-		r := c.get("/nope")
-		if r.status != 404 || !strings.Contains(r.body, `data-testid="error-page"`) || !strings.Contains(r.body, `data-testid="tenant-name"`) {
-			t.Fatalf("404 page in the layout: %d", r.status)
+		r := c.Get("/nope")
+		if r.Status != 404 || !strings.Contains(r.Body, `data-testid="error-page"`) || !strings.Contains(r.Body, `data-testid="tenant-name"`) {
+			t.Fatalf("404 page in the layout: %d", r.Status)
 		}
-		r = c.get("/home", "HX-Request", "true", "HX-Target", "main")
-		if r.status != 200 || strings.Contains(r.body, "<html") || !strings.Contains(r.body, "<title>") {
-			t.Fatalf("htmx fragment: %s", r.body)
+		r = c.Get("/home", "HX-Request", "true", "HX-Target", "main")
+		if r.Status != 200 || strings.Contains(r.Body, "<html") || !strings.Contains(r.Body, "<title>") {
+			t.Fatalf("htmx fragment: %s", r.Body)
 		}
-		h := r.header
+		h := r.Header
 		if !strings.Contains(h.Get("Content-Security-Policy"), "script-src 'self'") ||
 			!strings.Contains(h.Get("Content-Security-Policy"), "frame-ancestors 'none'") ||
 			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") == "" {
 			t.Fatalf("security headers: %v", h)
 		}
-		r = c.get("/home", "Accept-Encoding", "gzip")
-		if r.header.Get("Content-Encoding") != "gzip" {
-			t.Fatalf("home not compressed: %v", r.header)
+		r = c.Get("/home", "Accept-Encoding", "gzip")
+		if r.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("home not compressed: %v", r.Header)
 		}
-		if r := c.get("/healthz"); r.status != 200 {
-			t.Fatalf("healthz: %d", r.status)
+		if r := c.Get("/healthz"); r.Status != 200 {
+			t.Fatalf("healthz: %d", r.Status)
 		}
-		if r := c.get("/readyz"); r.status != 200 {
-			t.Fatalf("readyz: %d", r.status)
+		if r := c.Get("/readyz"); r.Status != 200 {
+			t.Fatalf("readyz: %d", r.Status)
 		}
-		r = c.get("/metrics")
-		if r.status != 200 || !strings.Contains(r.body, `crm_http_requests_total{method="GET",route="/home",status="200"}`) {
-			t.Fatalf("metrics: %s", r.body)
+		r = c.Get("/metrics")
+		if r.Status != 200 || !strings.Contains(r.Body, `crm_http_requests_total{method="GET",route="/home",status="200"}`) {
+			t.Fatalf("metrics: %s", r.Body)
 		}
 	})
 }
 
 func TestLanguageChoice(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		f := e.tenant("Acme") // tenant default en_US in fixtures
-		anon := e.client()
-		if r := anon.get("/login", "Accept-Language", "de-DE,de;q=0.9"); !strings.Contains(r.body, `<html lang="de-DE">`) {
-			t.Fatalf("Accept-Language not used before sign-in: %.200s", r.body)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme") // tenant default en_US in fixtures
+		anon := e.Client()
+		if r := anon.Get("/login", "Accept-Language", "de-DE,de;q=0.9"); !strings.Contains(r.Body, `<html lang="de-DE">`) {
+			t.Fatalf("Accept-Language not used before sign-in: %.200s", r.Body)
 		}
-		if r := anon.get("/login", "Accept-Language", "ja"); !strings.Contains(r.body, `<html lang="en-US">`) {
+		if r := anon.Get("/login", "Accept-Language", "ja"); !strings.Contains(r.Body, `<html lang="en-US">`) {
 			t.Fatal("fallback is not en_US")
 		}
-		c := e.browser(f.Admin.Email)
+		c := e.Browser(f.Admin.Email)
 		// The tenant default wins over Accept-Language once signed in.
-		if r := c.get("/home", "Accept-Language", "de"); !strings.Contains(r.body, `<html lang="en-US">`) {
+		if r := c.Get("/home", "Accept-Language", "de"); !strings.Contains(r.Body, `<html lang="en-US">`) {
 			t.Fatal("tenant default not applied")
 		}
-		r := c.form("/language", url.Values{"locale": {"it_IT"}, "back": {"/home"}})
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/home" {
-			t.Fatalf("switch: %d %q", r.status, r.header.Get("Location"))
+		r := c.Form("/language", url.Values{"locale": {"it_IT"}, "back": {"/home"}})
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/home" {
+			t.Fatalf("switch: %d %q", r.Status, r.Header.Get("Location"))
 		}
-		if r := c.get("/home"); !strings.Contains(r.body, `<html lang="it-IT">`) || !strings.Contains(r.body, `<option value="it_IT" selected>`) {
+		if r := c.Get("/home"); !strings.Contains(r.Body, `<html lang="it-IT">`) || !strings.Contains(r.Body, `<option value="it_IT" selected>`) {
 			t.Fatal("user's choice not applied")
 		}
-		u, _ := e.db.Tenant(f.Tenant.ID, 0).User(context.Background(), f.Admin.ID)
+		u, _ := e.DB.Tenant(f.Tenant.ID, 0).User(context.Background(), f.Admin.ID)
 		if u.Locale != "it_IT" {
 			t.Fatalf("choice not saved on the user: %q", u.Locale)
 		}
-		if r := c.form("/language", url.Values{"locale": {"xx_XX"}}); r.status != 400 {
-			t.Fatalf("unsupported locale: %d", r.status)
+		if r := c.Form("/language", url.Values{"locale": {"xx_XX"}}); r.Status != 400 {
+			t.Fatalf("unsupported locale: %d", r.Status)
 		}
 	})
 }
 
 func TestDemoTenantDefaultsToFrench(t *testing.T) {
 	t.Parallel()
-	eachServer(t, func(t *testing.T, e *testEnv) {
-		if _, _, err := e.db.SeedDemo(context.Background()); err != nil {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		if _, _, err := e.DB.SeedDemo(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		c := e.client()
-		c.form("/login", url.Values{"email": {store.DemoAdminEmail}, "password": {store.DemoAdminPassword}})
-		if r := c.get("/home", "Accept-Language", "en-US"); !strings.Contains(r.body, `<html lang="fr-FR">`) {
-			t.Fatalf("demo tenant default locale: %.120s", r.body)
+		c := e.Client()
+		c.Form("/login", url.Values{"email": {store.DemoAdminEmail}, "password": {store.DemoAdminPassword}})
+		if r := c.Get("/home", "Accept-Language", "en-US"); !strings.Contains(r.Body, `<html lang="fr-FR">`) {
+			t.Fatalf("demo tenant default locale: %.120s", r.Body)
 		}
 	})
 }
