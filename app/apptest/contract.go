@@ -152,4 +152,3 @@ func APIOperations(t *testing.T, c *Document) []string {
 	sort.Strings(ops)
 	return ops
 }
-
