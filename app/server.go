@@ -3,7 +3,16 @@
 package app
 
 import (
+	"crm/app/clients"
+	"crm/app/dashboard"
+	"crm/app/documents"
+	"crm/app/exports"
 	"crm/app/importer"
+	"crm/app/imports"
+	"crm/app/leads"
+	"crm/app/reminders"
+	"crm/app/session"
+	"crm/app/settings"
 	"log/slog"
 	"net/http"
 	"time"
@@ -66,13 +75,23 @@ type Deps struct {
 }
 
 type server struct {
-	cfg      Config
-	web      *web.Kit
-	db       *store.DB
-	files    files.Store
-	throttle *auth.LoginThrottle
-	metrics  *web.Metrics
-	imports  *importer.Runner
+	cfg     Config
+	web     *web.Kit
+	db      *store.DB
+	metrics *web.Metrics
+}
+
+// handlers are the resource areas' handlers, each built from exactly what it uses.
+type handlers struct {
+	session   *session.Handler
+	dashboard *dashboard.Handler
+	leads     *leads.Handler
+	clients   *clients.Handler
+	documents *documents.Handler
+	reminders *reminders.Handler
+	settings  *settings.Handler
+	imports   *imports.Handler
+	exports   *exports.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -81,9 +100,10 @@ func NewServer(d Deps) http.Handler {
 		panic("app.NewServer: Deps.Imports is required")
 	}
 	cfg := d.Config.withDefaults()
-	s := &server{cfg: cfg, db: d.DB, files: d.Files, throttle: d.Throttle, metrics: web.NewMetrics(), imports: d.Imports}
-	if s.throttle == nil {
-		s.throttle = auth.NewLoginThrottle()
+	s := &server{cfg: cfg, db: d.DB, metrics: web.NewMetrics()}
+	throttle := d.Throttle
+	if throttle == nil {
+		throttle = auth.NewLoginThrottle()
 	}
 	wcfg := web.Config{SecureCookies: cfg.SecureCookies, SessionIdle: cfg.SessionIdle,
 		SessionLifetime: cfg.SessionLifetime, MobileSessionLifetime: cfg.MobileSessionLifetime}
@@ -91,5 +111,18 @@ func NewServer(d Deps) http.Handler {
 		Sessions: web.NewSessions(d.DB, wcfg), Nav: navigation}
 	s.web.ShellHook = s.dueReminders
 	s.web.Sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.web.Fail(w, r, err) }
-	return s.routes()
+	docs := documents.New(s.web, d.Files)
+	rem := reminders.New(s.web)
+	h := handlers{
+		session:   session.New(s.web, d.DB, throttle, cfg.TrustProxy),
+		dashboard: dashboard.New(s.web),
+		leads:     leads.New(s.web, docs, rem),
+		clients:   clients.New(s.web, docs),
+		documents: docs,
+		reminders: rem,
+		settings:  settings.New(s.web),
+		imports:   imports.New(s.web, d.Imports),
+		exports:   exports.New(s.web),
+	}
+	return s.routes(h)
 }

@@ -164,3 +164,14 @@ func T(r *http.Request, id string, args ...any) string { return i18n.T(r.Context
 
 // Locale is the request's language.
 func Locale(r *http.Request) string { return i18n.Locale(r.Context()) }
+
+// Count is the data of an answer that reports how many records a bulk action changed.
+type Count struct {
+	Count int `json:"count"`
+}
+
+// DropdownItem is the spec's dropdown shape: a label and the id it stands for.
+type DropdownItem struct {
+	Label string `json:"label"`
+	Value int64  `json:"value"`
+}

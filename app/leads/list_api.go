@@ -1,4 +1,4 @@
-package app
+package leads
 
 import (
 	"crm/app/web"
@@ -21,18 +21,18 @@ type leadListData struct {
 }
 
 // handleLeadList is GET /v1/api/lead/list-customer-lead: the lead list page by page, with
-// the query leadQueryFromURL reads (search, sort, order, the id filters, from, to, after,
+// the query Query reads (search, sort, order, the id filters, from, to, after,
 // limit) and `page` for offset paging (the mobile list); `after` pages by keyset instead.
-func (s *server) handleLeadList(w http.ResponseWriter, r *http.Request) {
-	q, err := leadQueryFromURL(r)
+func (h *Handler) LeadList(w http.ResponseWriter, r *http.Request) {
+	q, err := apiQuery(r.URL.Query())
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	q.Page = int(web.IntParam(r, "page"))
 	page, err := web.Scope(r).ListLeads(r.Context(), q)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	out := leadListData{List: web.List[leadJSON]{Result: make([]leadJSON, 0, len(page.Rows)),
@@ -44,5 +44,5 @@ func (s *server) handleLeadList(w http.ResponseWriter, r *http.Request) {
 	for i := range page.Rows {
 		out.Result = append(out.Result, toLeadJSON(&page.Rows[i]))
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", out)
+	h.web.OK(w, r, http.StatusOK, "ok", out)
 }

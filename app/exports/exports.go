@@ -1,19 +1,19 @@
-package app
+package exports
 
 import (
 	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"io"
-	"maps"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"crm/app/clients"
+	"crm/app/leads"
 	"crm/app/store"
-	"crm/app/validate"
 	"crm/app/web"
 	importsview "crm/views/imports"
 )
@@ -31,53 +31,28 @@ const exportBatch = store.MaxLeadLimit
 // date and the import reads back.
 const exportTimeFormat = "2006-01-02 15:04:05"
 
-// leadQueryFromURL reads the lead list's query from the URL, as the list page and the API
-// write it: search, sort, order; stage_id, status_id, source_id, type_id, owner_id (each one
-// id, a bracketed or comma-separated list, or repeated); from and to (dates, yyyy-mm-dd,
-// the "to" day included); after (a keyset cursor); limit.
-func leadQueryFromURL(r *http.Request) (store.LeadQuery, error) {
-	v := r.URL.Query()
-	q := store.LeadQuery{Search: v.Get("search"), Sort: v.Get("sort"), Order: v.Get("order"), After: v.Get("after"),
-		Limit: int(web.IntParam(r, "limit"))}
-	errs := validate.Errors{}
-	for name, dst := range map[string]*[]int64{"stage_id": &q.StageIDs, "status_id": &q.StatusIDs,
-		"source_id": &q.SourceIDs, "type_id": &q.TypeIDs, "owner_id": &q.OwnerIDs} {
-		ids, ok := web.QueryIDs(r, name)
-		if !ok {
-			errs.Add(name, validate.KeyInvalid)
-		}
-		*dst = ids
-	}
-	_, bad := web.CreatedRange(v, &q.CreatedFrom, &q.CreatedTo)
-	maps.Copy(errs, bad)
-	if len(errs) > 0 {
-		return q, errs
-	}
-	return q, nil
-}
-
-// csvOut is the body of a CSV download: gzip-compressed when the client takes it.
-type csvOut struct {
+// CSVOut is the body of a CSV download: gzip-compressed when the client takes it.
+type CSVOut struct {
 	io.Writer
 	gz *gzip.Writer
 }
 
-func (o *csvOut) Close() error {
+func (o *CSVOut) Close() error {
 	if o.gz != nil {
 		return o.gz.Close()
 	}
 	return nil
 }
 
-// startCSV sends the headers of a CSV download named name and the byte order mark that
+// StartCSV sends the headers of a CSV download named name and the byte order mark that
 // tells spreadsheet apps the text is UTF-8, and returns the body to write the rows to.
-func startCSV(w http.ResponseWriter, r *http.Request, name string) *csvOut {
+func StartCSV(w http.ResponseWriter, r *http.Request, name string) *CSVOut {
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	out := &csvOut{Writer: w}
+	out := &CSVOut{Writer: w}
 	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
@@ -89,10 +64,10 @@ func startCSV(w http.ResponseWriter, r *http.Request, name string) *csvOut {
 	return out
 }
 
-// safeCell keeps a spreadsheet app from running a cell as a formula: a value starting
+// SafeCell keeps a spreadsheet app from running a cell as a formula: a value starting
 // with = + - @ (other than a plain number such as a dial code) gets an apostrophe in front,
 // which the import takes off again.
-func safeCell(v string) string {
+func SafeCell(v string) string {
 	if v == "" || !strings.ContainsRune("=+-@\t\r", rune(v[0])) {
 		return v
 	}
@@ -147,7 +122,7 @@ func leadRecord(l *store.LeadView) []string {
 	rec = append(rec, addressParts(l.ShippingAddress)...)
 	rec = append(rec, l.Notes)
 	for i := range rec {
-		rec[i] = safeCell(rec[i])
+		rec[i] = SafeCell(rec[i])
 	}
 	return rec
 }
@@ -160,7 +135,7 @@ func clientRecord(c *store.ClientView) []string {
 	rec = append(rec, addressParts(c.ShippingAddress)...)
 	rec = append(rec, c.Notes)
 	for i := range rec {
-		rec[i] = safeCell(rec[i])
+		rec[i] = SafeCell(rec[i])
 	}
 	return rec
 }
@@ -186,15 +161,15 @@ func exportDelimiter(r *http.Request) rune {
 // first batch is read before anything is sent, so a bad query is still a clean error. A
 // long export outlives the request timeout (its writes keep it going and fail when the
 // client goes away).
-func (s *server) streamCSV(w http.ResponseWriter, r *http.Request, name string, header []string,
+func (h *Handler) streamCSV(w http.ResponseWriter, r *http.Request, name string, header []string,
 	fetch func(ctx context.Context) ([][]string, bool, error)) {
 	ctx := context.WithoutCancel(r.Context())
 	recs, more, err := fetch(ctx)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	out := startCSV(w, r, name)
+	out := StartCSV(w, r, name)
 	defer out.Close()
 	cw := csv.NewWriter(out)
 	cw.Comma = exportDelimiter(r)
@@ -214,23 +189,23 @@ func (s *server) streamCSV(w http.ResponseWriter, r *http.Request, name string, 
 		}
 		_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
 		if recs, more, err = fetch(ctx); err != nil {
-			s.web.Logger(r).Error("export", "err", err)
+			h.web.Logger(r).Error("export", "err", err)
 			return
 		}
 	}
 }
 
 // handleLeadExport streams every lead the list would show for the query, in its order.
-func (s *server) handleLeadExport(w http.ResponseWriter, r *http.Request) {
-	q, err := leadQueryFromURL(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
+func (h *Handler) LeadExport(w http.ResponseWriter, r *http.Request) {
+	q, _, errs := leads.Query(r.URL.Query())
+	if err := errs.Err(); err != nil {
+		h.web.Fail(w, r, err)
 		return
 	}
 	q.Limit, q.Page, q.After = exportBatch, 1, "" // everything that matches, from the start
 	scope := web.Scope(r)
 	started := false
-	s.streamCSV(w, r, exportName("leads"), exportHeader(r, leadExportColumns), func(ctx context.Context) ([][]string, bool, error) {
+	h.streamCSV(w, r, exportName("leads"), exportHeader(r, leadExportColumns), func(ctx context.Context) ([][]string, bool, error) {
 		if started && q.After == "" {
 			return nil, false, nil
 		}
@@ -249,17 +224,17 @@ func (s *server) handleLeadExport(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleClientExport streams every client the client list would show for the query
-// (clientQueryFromURL), in its order, reading the list page after page by keyset.
-func (s *server) handleClientExport(w http.ResponseWriter, r *http.Request) {
-	q, err := clientQueryFromURL(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
+// (clients.Query), in its order, reading the list page after page by keyset.
+func (h *Handler) ClientExport(w http.ResponseWriter, r *http.Request) {
+	q, _, errs := clients.Query(r.URL.Query())
+	if err := errs.Err(); err != nil {
+		h.web.Fail(w, r, err)
 		return
 	}
 	q.Limit, q.Page, q.After, q.Before = exportBatch, 1, "", "" // everything that matches, from the start
 	scope := web.Scope(r)
 	started := false
-	s.streamCSV(w, r, exportName("clients"), exportHeader(r, clientExportColumns), func(ctx context.Context) ([][]string, bool, error) {
+	h.streamCSV(w, r, exportName("clients"), exportHeader(r, clientExportColumns), func(ctx context.Context) ([][]string, bool, error) {
 		if started && q.After == "" {
 			return nil, false, nil
 		}

@@ -1,4 +1,4 @@
-package app
+package documents
 
 import (
 	"bytes"
@@ -68,35 +68,35 @@ func entityFolder(tenantID int64, entity string, id int64) string {
 // handleDocumentUpload streams a multipart upload into the file store: at most five files
 // of at most 2048 KB, each checked by its bytes. It stops reading at the first file over a
 // limit, and removes whatever it stored when the upload fails.
-func (s *server) handleDocumentUpload(entity string) http.HandlerFunc {
+func (h *Handler) DocumentUpload(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		scope := web.Scope(r)
 		if err := scope.Reachable(r.Context(), entity, id); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		docs, err := s.receiveUpload(w, r, scope, entity, id)
+		docs, err := h.receiveUpload(w, r, scope, entity, id)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		out := make([]previewRecord, 0, len(docs))
 		for i := range docs {
 			out = append(out, preview(&docs[i]))
 		}
-		s.web.OK(w, r, http.StatusCreated, "documents.uploaded", out)
+		h.web.OK(w, r, http.StatusCreated, "documents.uploaded", out)
 	}
 }
 
 // receiveUpload reads a multipart upload of files (form name any, plus an optional "tag"
 // field) for a reachable entity, stores the files and records them. The JSON API and the
 // admin pages share it.
-func (s *server) receiveUpload(w http.ResponseWriter, r *http.Request, scope store.Scope, entity string, id int64) ([]store.Document, error) {
+func (h *Handler) receiveUpload(w http.ResponseWriter, r *http.Request, scope store.Scope, entity string, id int64) ([]store.Document, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBody)
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *server) receiveUpload(w http.ResponseWriter, r *http.Request, scope sto
 	var stored []store.Document
 	cleanup := func() {
 		for _, d := range stored {
-			_ = s.files.Delete(context.WithoutCancel(r.Context()), d.StorageKey)
+			_ = h.files.Delete(context.WithoutCancel(r.Context()), d.StorageKey)
 		}
 	}
 	tag := ""
@@ -130,7 +130,7 @@ func (s *server) receiveUpload(w http.ResponseWriter, r *http.Request, scope sto
 			cleanup()
 			return nil, validate.Errors{"files": "tooManyFiles"}
 		}
-		d, err := s.storeUpload(r.Context(), scope.TenantID, entity, id, part)
+		d, err := h.storeUpload(r.Context(), scope.TenantID, entity, id, part)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -150,7 +150,7 @@ func (s *server) receiveUpload(w http.ResponseWriter, r *http.Request, scope sto
 }
 
 // storeUpload checks one file's first bytes and size while streaming it to the store.
-func (s *server) storeUpload(ctx context.Context, tenantID int64, entity string, id int64, part *multipart.Part) (*store.Document, error) {
+func (h *Handler) storeUpload(ctx context.Context, tenantID int64, entity string, id int64, part *multipart.Part) (*store.Document, error) {
 	name := cleanFileName(part.FileName())
 	head := make([]byte, 512)
 	n, err := io.ReadFull(part, head)
@@ -164,12 +164,12 @@ func (s *server) storeUpload(ctx context.Context, tenantID int64, entity string,
 	}
 	key := entityFolder(tenantID, entity, id) + "/" + newKey()
 	body := io.LimitReader(io.MultiReader(bytes.NewReader(head), part), maxFileBytes+1)
-	size, err := s.files.Put(ctx, key, body)
+	size, err := h.files.Put(ctx, key, body)
 	if err != nil {
 		return nil, err
 	}
 	if size > maxFileBytes {
-		_ = s.files.Delete(context.WithoutCancel(ctx), key)
+		_ = h.files.Delete(context.WithoutCancel(ctx), key)
 		return nil, &web.Error{Status: http.StatusRequestEntityTooLarge, MsgID: "documents.tooLarge", Args: []any{"Name", name}}
 	}
 	return &store.Document{Name: name, MediaType: mt, SizeBytes: size, StorageKey: key}, nil
@@ -192,39 +192,39 @@ func cleanFileName(name string) string {
 	return name
 }
 
-func (s *server) handleDocumentList(entity string) http.HandlerFunc {
+func (h *Handler) DocumentList(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		docs, err := web.Scope(r).Documents(r.Context(), entity, id)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		out := make([]previewRecord, 0, len(docs))
 		for i := range docs {
 			out = append(out, preview(&docs[i]))
 		}
-		s.web.OK(w, r, http.StatusOK, "ok", web.List[previewRecord]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
+		h.web.OK(w, r, http.StatusOK, "ok", web.List[previewRecord]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
 	}
 }
 
-func (s *server) handleDocumentView(entity string) http.HandlerFunc {
+func (h *Handler) DocumentView(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		d, err := web.Scope(r).Document(r.Context(), entity, id)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		s.web.OK(w, r, http.StatusOK, "ok", preview(d))
+		h.web.OK(w, r, http.StatusOK, "ok", preview(d))
 	}
 }
 
@@ -233,62 +233,62 @@ type documentPayload struct {
 	Tag  string `json:"tag"`
 }
 
-func (s *server) handleDocumentUpdate(entity string) http.HandlerFunc {
+func (h *Handler) DocumentUpdate(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		var p documentPayload
 		if err := web.DecodeJSON(w, r, &p); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		d, err := web.Scope(r).UpdateDocument(r.Context(), entity, id, p.Name, p.Tag)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		s.web.OK(w, r, http.StatusOK, "documents.updated", preview(d))
+		h.web.OK(w, r, http.StatusOK, "documents.updated", preview(d))
 	}
 }
 
-func (s *server) handleDocumentDelete(entity string) http.HandlerFunc {
+func (h *Handler) DocumentDelete(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		key, err := web.Scope(r).DeleteDocument(r.Context(), entity, id)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		if err := s.files.Delete(r.Context(), key); err != nil {
-			s.web.Logger(r).Warn("document file not removed", "key", key, "err", err)
+		if err := h.files.Delete(r.Context(), key); err != nil {
+			h.web.Logger(r).Warn("document file not removed", "key", key, "err", err)
 		}
-		s.web.OK(w, r, http.StatusOK, "documents.deleted", nil)
+		h.web.OK(w, r, http.StatusOK, "documents.deleted", nil)
 	}
 }
 
 // handleDocumentDownload serves a document as an attachment, never rendered inline.
-func (s *server) handleDocumentDownload(entity string) http.HandlerFunc {
+func (h *Handler) DocumentDownload(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		d, err := web.Scope(r).Document(r.Context(), entity, id)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		f, err := s.files.Open(r.Context(), d.StorageKey)
+		f, err := h.files.Open(r.Context(), d.StorageKey)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		defer f.Close()
@@ -304,10 +304,10 @@ func (s *server) handleDocumentDownload(entity string) http.HandlerFunc {
 	}
 }
 
-// removeDocumentFiles deletes an entity's stored files after its records are gone.
-func (s *server) removeDocumentFiles(r *http.Request, entity string, id int64) {
+// RemoveFiles deletes an entity's stored files after its records are gone.
+func (h *Handler) RemoveFiles(r *http.Request, entity string, id int64) {
 	p := web.Caller(r)
-	if err := s.files.DeleteAll(context.WithoutCancel(r.Context()), entityFolder(p.Tenant.ID, entity, id)); err != nil {
-		s.web.Logger(r).Warn("document files not removed", "entity", entity, "id", id, "err", err)
+	if err := h.files.DeleteAll(context.WithoutCancel(r.Context()), entityFolder(p.Tenant.ID, entity, id)); err != nil {
+		h.web.Logger(r).Warn("document files not removed", "entity", entity, "id", id, "err", err)
 	}
 }

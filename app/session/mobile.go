@@ -1,4 +1,4 @@
-package app
+package session
 
 import (
 	"crypto/sha256"
@@ -33,7 +33,8 @@ const (
 	mobileLogin          = "/m/login"
 )
 
-var mobileScreens = []string{mobileHome, mobileAddLead, mobileAddLeadAddress}
+// MobileScreens are the paths of the mobile lead manager's screens.
+var MobileScreens = []string{mobileHome, mobileAddLead, mobileAddLeadAddress}
 
 // Mobile languages (spec section 9) and their defaults.
 var mobileLanguages = []string{"en", "fr", "es", "de", "pt", "it", "cs"}
@@ -74,7 +75,7 @@ func mobileLocaleURL(lang string) string {
 }
 
 // handleMobileScreen renders the shell of the lead list and of both add-lead steps.
-func (s *server) handleMobileScreen(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MobileScreen(w http.ResponseWriter, r *http.Request) {
 	lang := mobileLanguage(r)
 	props, err := json.Marshal(mobileview.Props{
 		Lang:       lang,
@@ -85,61 +86,61 @@ func (s *server) handleMobileScreen(w http.ResponseWriter, r *http.Request) {
 		Scope:      "/m/",
 	})
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	s.web.Render(w, r, http.StatusOK, mobileview.Shell(s.mobileShell(r, lang), string(props)))
+	h.web.Render(w, r, http.StatusOK, mobileview.Shell(h.mobileShell(r, lang), string(props)))
 }
 
-func (s *server) mobileShell(r *http.Request, lang string) mobileview.Page {
+func (h *Handler) mobileShell(r *http.Request, lang string) mobileview.Page {
 	return mobileview.Page{Lang: lang, Title: i18n.T(r.Context(), "mobile.title"),
-		CSS: s.web.Assets.URL("mobilecss.css"), JS: s.web.Assets.URL("mobile.js")}
+		CSS: h.web.Assets.URL("mobilecss.css"), JS: h.web.Assets.URL("mobile.js")}
 }
 
 // handleMobileRedirect sends /m, /m/ and any unknown /m/… path to the lead list.
-func (s *server) handleMobileRedirect(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MobileRedirect(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, mobileHome, http.StatusSeeOther)
 }
 
-func (s *server) handleMobileLoginPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MobileLoginPage(w http.ResponseWriter, r *http.Request) {
 	next := web.SafeNext(r.URL.Query().Get("next"), mobileHome)
 	if web.Caller(r) != nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	s.mobileLoginForm(w, r, http.StatusOK, authview.LoginForm{Next: next, Action: mobileLogin})
+	h.mobileLoginForm(w, r, http.StatusOK, authview.LoginForm{Next: next, Action: mobileLogin})
 }
 
-func (s *server) mobileLoginForm(w http.ResponseWriter, r *http.Request, status int, f authview.LoginForm) {
-	s.web.Render(w, r, status, mobileview.Login(s.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
+func (h *Handler) mobileLoginForm(w http.ResponseWriter, r *http.Request, status int, f authview.LoginForm) {
+	h.web.Render(w, r, status, mobileview.Login(h.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
 }
 
 // handleMobileLoginSubmit signs in with a long-lived session and goes back to `next`.
-func (s *server) handleMobileLoginSubmit(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MobileLoginSubmit(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		s.web.Fail(w, r, web.BadRequest("error.form", err))
+		h.web.Fail(w, r, web.BadRequest("error.form", err))
 		return
 	}
 	form := authview.LoginForm{Email: r.PostForm.Get("email"), Action: mobileLogin,
 		Next: web.SafeNext(r.PostForm.Get("next"), mobileHome)}
-	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
+	login, err := h.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
 	if err != nil {
 		var he *web.Error
 		if !errors.As(err, &he) {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		form.Error = web.Message(r, he)
 		if he.Status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		s.mobileLoginForm(w, r, he.Status, form)
+		h.mobileLoginForm(w, r, he.Status, form)
 		return
 	}
-	if err := s.web.StartSession(r.Context(), login.TenantID, login.User.ID, true); err != nil {
-		s.web.Fail(w, r, err)
+	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, true); err != nil {
+		h.web.Fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, form.Next, http.StatusSeeOther)
@@ -148,23 +149,23 @@ func (s *server) handleMobileLoginSubmit(w http.ResponseWriter, r *http.Request)
 // handleMobileServiceWorker serves the bundled service worker at its scope, preceded by
 // the list of files it keeps for offline use. The list names the content-hashed bundles,
 // so every new build changes the worker and the browser installs the new one.
-func (s *server) handleMobileServiceWorker(w http.ResponseWriter, r *http.Request) {
-	body, err := s.web.Assets.Open("sw.js")
+func (h *Handler) MobileServiceWorker(w http.ResponseWriter, r *http.Request) {
+	body, err := h.web.Assets.Open("sw.js")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	precache := append(slices.Clone(mobileScreens), s.web.Assets.URL("mobile.js"), s.web.Assets.URL("mobilecss.css"),
+	precache := append(slices.Clone(MobileScreens), h.web.Assets.URL("mobile.js"), h.web.Assets.URL("mobilecss.css"),
 		apiPrefix+"/config.json", mobileLocaleURL(mobileLanguage(r)))
 	list, err := json.Marshal(precache)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/javascript; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Service-Worker-Allowed", "/m/")
+	hd := w.Header()
+	hd.Set("Content-Type", "text/javascript; charset=utf-8")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Service-Worker-Allowed", "/m/")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte("self.CRM_PRECACHE=" + string(list) + ";\n"))
 	_, _ = w.Write(body)
@@ -172,26 +173,26 @@ func (s *server) handleMobileServiceWorker(w http.ResponseWriter, r *http.Reques
 
 // handleMobileLocale serves locales/mobile/{lang}.json. With the current `v` it may be
 // kept for a year; otherwise the browser revalidates.
-func (s *server) handleMobileLocale(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MobileLocale(w http.ResponseWriter, r *http.Request) {
 	lang, ok := strings.CutSuffix(chi.URLParam(r, "file"), ".json")
 	if !ok || !slices.Contains(mobileLanguages, lang) {
-		s.web.Fail(w, r, web.ErrNotFound)
+		h.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
 	b, err := fs.ReadFile(locales.FS, "mobile/"+lang+".json")
 	if err != nil {
-		s.web.Fail(w, r, web.ErrNotFound)
+		h.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json; charset=utf-8")
 	if r.URL.Query().Get("v") == mobileLocalesVersion() {
-		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		hd.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
-		h.Set("Cache-Control", "no-cache")
+		hd.Set("Cache-Control", "no-cache")
 	}
-	h.Set("ETag", `"`+mobileLocalesVersion()+`"`)
-	if r.Header.Get("If-None-Match") == h.Get("ETag") {
+	hd.Set("ETag", `"`+mobileLocalesVersion()+`"`)
+	if r.Header.Get("If-None-Match") == hd.Get("ETag") {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -283,11 +284,11 @@ type configArea struct {
 
 // handleMobileConfig answers GET /v1/api/config.json. It needs no sign-in; the tenant
 // section is filled in for a signed-in caller.
-func (s *server) handleMobileConfig(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MobileConfig(w http.ResponseWriter, r *http.Request) {
 	proto := "http"
 	if r.TLS != nil {
 		proto = "https"
-	} else if s.cfg.TrustProxy && r.Header.Get("X-Forwarded-Proto") == "https" {
+	} else if h.trustProxy && r.Header.Get("X-Forwarded-Proto") == "https" {
 		proto = "https"
 	}
 	host := r.Host
@@ -327,5 +328,5 @@ func (s *server) handleMobileConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	// Static for minutes at a time: the browser (and the service worker through it) may reuse it.
 	w.Header().Set("Cache-Control", "private, max-age=300")
-	s.web.OK(w, r, http.StatusOK, "ok", cfg)
+	h.web.OK(w, r, http.StatusOK, "ok", cfg)
 }

@@ -1,4 +1,4 @@
-package app
+package reminders
 
 import (
 	"net/http"
@@ -31,95 +31,95 @@ func (p reminderPayload) input() (store.ReminderInput, error) {
 	return in, nil
 }
 
-func (s *server) handleReminderCreate(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ReminderCreate(w http.ResponseWriter, r *http.Request) {
 	var p reminderPayload
 	if err := web.DecodeJSON(w, r, &p); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	in, err := p.input()
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if p.LeadID == 0 {
-		s.web.Fail(w, r, validate.Errors{"lead_id": validate.KeyRequired})
+		h.web.Fail(w, r, validate.Errors{"lead_id": validate.KeyRequired})
 		return
 	}
 	rm, err := web.Scope(r).CreateReminder(r.Context(), p.LeadID, in)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusCreated, "reminders.created", rm)
+	h.web.OK(w, r, http.StatusCreated, "reminders.created", rm)
 }
 
-func (s *server) handleReminderUpdate(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ReminderUpdate(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	var p reminderPayload
 	if err := web.DecodeJSON(w, r, &p); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	in, err := p.input()
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	rm, err := web.Scope(r).UpdateReminder(r.Context(), id, in)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "reminders.updated", rm)
+	h.web.OK(w, r, http.StatusOK, "reminders.updated", rm)
 }
 
-func (s *server) handleReminderView(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ReminderView(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	rm, err := web.Scope(r).ReminderView(r.Context(), id)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", rm)
+	h.web.OK(w, r, http.StatusOK, "ok", rm)
 }
 
-func (s *server) handleReminderDelete(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ReminderDelete(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if err := web.Scope(r).DeleteReminder(r.Context(), id); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "reminders.deleted", nil)
+	h.web.OK(w, r, http.StatusOK, "reminders.deleted", nil)
 }
 
-func (s *server) handleReminderList(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ReminderList(w http.ResponseWriter, r *http.Request) {
 	rows, err := web.Scope(r).Reminders(r.Context(), web.IntParam(r, "lead_id"))
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: len(rows)})
+	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: len(rows)})
 }
 
 // handleNotifications lists the caller's due reminders (the header's notifications).
-func (s *server) handleNotifications(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) Notifications(w http.ResponseWriter, r *http.Request) {
 	rows, err := web.Scope(r).DueReminders(r.Context(), 50)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: 50})
+	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: 50})
 }

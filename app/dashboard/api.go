@@ -1,4 +1,4 @@
-package app
+package dashboard
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ func readPeriod(r *http.Request) (store.Period, error) {
 }
 
 // dashboard computes the parts of the dashboard for the request's period and caller.
-func (s *server) dashboard(r *http.Request, parts int) (*store.Dashboard, error) {
+func (h *Handler) dashboard(r *http.Request, parts int) (*store.Dashboard, error) {
 	period, err := readPeriod(r)
 	if err != nil {
 		return nil, err
@@ -47,10 +47,10 @@ func (s *server) dashboard(r *http.Request, parts int) (*store.Dashboard, error)
 
 // dashboardModel is the home page's dashboard for the request: the figures, or the
 // refused period with its errors. Other errors are returned.
-func (s *server) dashboardModel(r *http.Request) (dashboardview.Model, error) {
+func (h *Handler) dashboardModel(r *http.Request) (dashboardview.Model, error) {
 	q := r.URL.Query()
 	m := dashboardview.Model{Preset: q.Get("period"), From: q.Get("from"), To: q.Get("to")}
-	d, err := s.dashboard(r, store.DashboardLeads|store.DashboardClients)
+	d, err := h.dashboard(r, store.DashboardLeads|store.DashboardClients)
 	var ve validate.Errors
 	switch {
 	case errors.As(err, &ve):
@@ -89,29 +89,29 @@ type seriesData struct {
 	Series   []store.Bucket `json:"series"`
 }
 
-func (s *server) handleLeadDashboard(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dashboard(r, store.DashboardLeads)
+func (h *Handler) LeadDashboard(w http.ResponseWriter, r *http.Request) {
+	d, err := h.dashboard(r, store.DashboardLeads)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", leadDashboardData{Period: d.Period, LeadFigures: d.Leads})
+	h.web.OK(w, r, http.StatusOK, "ok", leadDashboardData{Period: d.Period, LeadFigures: d.Leads})
 }
 
-func (s *server) handleLeadOverview(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dashboard(r, store.DashboardLeads)
+func (h *Handler) LeadOverview(w http.ResponseWriter, r *http.Request) {
+	d, err := h.dashboard(r, store.DashboardLeads)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Leads.Total, Series: d.Leads.Series})
+	h.web.OK(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Leads.Total, Series: d.Leads.Series})
 }
 
-func (s *server) handleClientDashboard(w http.ResponseWriter, r *http.Request) {
-	d, err := s.dashboard(r, store.DashboardClients)
+func (h *Handler) ClientDashboard(w http.ResponseWriter, r *http.Request) {
+	d, err := h.dashboard(r, store.DashboardClients)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Clients.Total, Series: d.Clients.Series})
+	h.web.OK(w, r, http.StatusOK, "ok", seriesData{Period: d.Period, Interval: d.Interval, Total: d.Clients.Total, Series: d.Clients.Series})
 }

@@ -1,4 +1,4 @@
-package app
+package leads
 
 import (
 	"crypto/sha256"
@@ -87,11 +87,11 @@ func parseLogo(dataURL string) (*store.Logo, error) {
 	return &store.Logo{MediaType: mt, Data: data}, nil
 }
 
-func (s *server) handleLeadCreate(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadCreate(w http.ResponseWriter, r *http.Request) {
 	var p leadPayload
 	body, err := web.ReadJSON(w, r, &p, maxLeadCreate)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	in := store.LeadInput{ClientID: p.ClientID, CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName,
@@ -103,65 +103,65 @@ func (s *server) handleLeadCreate(w http.ResponseWriter, r *http.Request) {
 		Mobile: p.ClientID != ""}
 	if p.CompanyLogo != "" {
 		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 	}
 	key := strings.TrimSpace(r.Header.Get("Idempotency-Key"))
 	if len(key) > 200 {
-		s.web.Fail(w, r, validate.Errors{"idempotency_key": validate.KeyMaxLength})
+		h.web.Fail(w, r, validate.Errors{"idempotency_key": validate.KeyMaxLength})
 		return
 	}
 	sum := sha256.Sum256(body)
 	lead, created, err := web.Scope(r).CreateLead(r.Context(), in, key, hex.EncodeToString(sum[:]))
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if created {
-		s.web.OK(w, r, http.StatusCreated, "leads.created", toLeadJSON(lead))
+		h.web.OK(w, r, http.StatusCreated, "leads.created", toLeadJSON(lead))
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "leads.alreadySaved", toLeadJSON(lead))
+	h.web.OK(w, r, http.StatusOK, "leads.alreadySaved", toLeadJSON(lead))
 }
 
-func (s *server) handleLeadView(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadView(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	lead, err := web.Scope(r).LeadView(r.Context(), id)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", toLeadJSON(lead))
+	h.web.OK(w, r, http.StatusOK, "ok", toLeadJSON(lead))
 }
 
-func (s *server) handleLeadDelete(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadDelete(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if err := web.Scope(r).DeleteLead(r.Context(), id); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.removeDocumentFiles(r, store.EntityLead, id)
-	s.web.OK(w, r, http.StatusOK, "leads.deleted", nil)
+	h.documents.RemoveFiles(r, store.EntityLead, id)
+	h.web.OK(w, r, http.StatusOK, "leads.deleted", nil)
 }
 
-func (s *server) handleLeadLogo(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadLogo(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	logo, err := web.Scope(r).LeadLogo(r.Context(), id)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", logo.MediaType)

@@ -1,4 +1,4 @@
-package app
+package leads
 
 import (
 	"net/http"
@@ -17,34 +17,34 @@ func (p leadPayload) input() store.LeadInput {
 		BillingAddress: p.BillingAddress, ShippingAddress: p.ShippingAddress, Notes: p.Notes, CreatedAt: p.CreatedAt}
 }
 
-func (s *server) handleLeadUpdate(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadUpdate(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	var p leadPayload
 	if _, err := web.ReadJSON(w, r, &p, maxLeadCreate); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if p.ClientID != "" {
-		s.web.Fail(w, r, validate.Errors{"client_id": validate.KeyInvalid})
+		h.web.Fail(w, r, validate.Errors{"client_id": validate.KeyInvalid})
 		return
 	}
 	in := p.input()
 	if p.CompanyLogo != "" {
 		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 	}
 	lead, err := web.Scope(r).UpdateLead(r.Context(), id, in)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
+	h.web.OK(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
 }
 
 type fieldChange struct {
@@ -54,29 +54,29 @@ type fieldChange struct {
 }
 
 // handleLeadSetField serves the single-lead quick changes (update-stage-customer-lead …).
-func (s *server) handleLeadSetField(field store.LeadField) http.HandlerFunc {
+func (h *Handler) LeadSetField(field store.LeadField) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		var body fieldChange
 		if err := web.DecodeJSON(w, r, &body); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		scope := web.Scope(r)
 		if err := scope.SetLeadField(r.Context(), id, field, body.value(field)); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		lead, err := scope.LeadView(r.Context(), id)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		s.web.OK(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
+		h.web.OK(w, r, http.StatusOK, "leads.updated", toLeadJSON(lead))
 	}
 }
 
@@ -97,15 +97,11 @@ type bulkChange struct {
 	OwnerID      int64   `json:"owner_id"`
 }
 
-type countData struct {
-	Count int `json:"count"`
-}
-
 // handleLeadBulkUpdate changes the stage, status or owner of many leads at once.
-func (s *server) handleLeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	var b bulkChange
 	if err := web.DecodeJSON(w, r, &b); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	var field store.LeadField
@@ -118,37 +114,37 @@ func (s *server) handleLeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if set != 1 {
-		s.web.Fail(w, r, validate.Errors{"field": "oneChange"})
+		h.web.Fail(w, r, validate.Errors{"field": "oneChange"})
 		return
 	}
 	n, err := web.Scope(r).BulkSetLeadField(r.Context(), b.IDs, field, value)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkUpdated", "Count", n), Data: countData{Count: n}})
+	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkUpdated", "Count", n), Data: web.Count{Count: n}})
 }
 
 // handleLeadDeleteMany deletes the leads named by `ids=[…]`.
-func (s *server) handleLeadDeleteMany(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadDeleteMany(w http.ResponseWriter, r *http.Request) {
 	ids, ok := web.QueryIDs(r, "ids")
 	if !ok || len(ids) == 0 {
-		s.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
+		h.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
 		return
 	}
 	deleted, err := web.Scope(r).DeleteLeads(r.Context(), ids)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	for _, id := range deleted {
-		s.removeDocumentFiles(r, store.EntityLead, id)
+		h.documents.RemoveFiles(r, store.EntityLead, id)
 	}
 	n := len(deleted)
-	s.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkDeleted", "Count", n), Data: countData{Count: n}})
+	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkDeleted", "Count", n), Data: web.Count{Count: n}})
 }
 
-func (s *server) handleLeadJourney(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadJourney(w http.ResponseWriter, r *http.Request) {
 	id := web.IntParam(r, "lead_id")
 	page, limit := int(web.IntParam(r, "page")), int(web.IntParam(r, "limit"))
 	if page < 1 {
@@ -159,41 +155,41 @@ func (s *server) handleLeadJourney(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, total, err := web.Scope(r).Journey(r.Context(), id, page, limit)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if rows == nil {
 		rows = []store.JourneyEntry{}
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", web.List[store.JourneyEntry]{Result: rows, Total: total, Page: page, Limit: limit})
+	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.JourneyEntry]{Result: rows, Total: total, Page: page, Limit: limit})
 }
 
 // handleLeadDuplicates names reachable leads with the same email or phone.
-func (s *server) handleLeadDuplicates(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadDuplicates(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	dups, err := web.Scope(r).DuplicateLeads(r.Context(), q.Get("email"), q.Get("phone"), web.IntParam(r, "except_id"))
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", dups)
+	h.web.OK(w, r, http.StatusOK, "ok", dups)
 }
 
 // handleLeadDropdown offers leads as label/value pairs, filtered by an optional search.
-func (s *server) handleLeadDropdown(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LeadDropdown(w http.ResponseWriter, r *http.Request) {
 	page, err := web.Scope(r).ListLeads(r.Context(),
 		store.LeadQuery{Page: 1, Limit: 20, Search: r.URL.Query().Get("search"), Sort: "name"})
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	out := make([]dropdownItem, 0, len(page.Rows))
+	out := make([]web.DropdownItem, 0, len(page.Rows))
 	for _, l := range page.Rows {
 		label := l.CustomerName
 		if l.CompanyName != "" {
 			label += " — " + l.CompanyName
 		}
-		out = append(out, dropdownItem{Label: label, Value: l.ID})
+		out = append(out, web.DropdownItem{Label: label, Value: l.ID})
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", out)
+	h.web.OK(w, r, http.StatusOK, "ok", out)
 }

@@ -1,4 +1,4 @@
-package app
+package imports
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"crm/app/auth"
+	"crm/app/exports"
 	"crm/app/importer"
 	"crm/app/store"
 	"crm/app/validate"
@@ -45,7 +46,7 @@ type importFieldJSON struct {
 	Required bool   `json:"required"`
 }
 
-func (s *server) importJSON(r *http.Request, im *store.Import) importJSON {
+func (h *Handler) importJSON(r *http.Request, im *store.Import) importJSON {
 	j := importJSON{Import: im, Progress: importsview.Percent(im),
 		ReportURL: "/v1/api/import/report-import/" + strconv.FormatInt(im.ID, 10)}
 	for _, f := range importer.Fields(im.Entity) {
@@ -137,7 +138,7 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 
 // uploadImport checks the caller's permission for the entity, reads the file and keeps it
 // as an import with suggested columns.
-func (s *server) uploadImport(r *http.Request, entity, name string, data []byte) (*store.Import, error) {
+func (h *Handler) uploadImport(r *http.Request, entity, name string, data []byte) (*store.Import, error) {
 	p := web.Caller(r)
 	if entity != store.EntityLead && entity != store.EntityClient {
 		return nil, validate.Errors{"entity": validate.KeyInvalid}
@@ -161,7 +162,7 @@ func (s *server) uploadImport(r *http.Request, entity, name string, data []byte)
 }
 
 // importOf loads the caller's import named by the URL; another user's or tenant's is not found.
-func (s *server) importOf(r *http.Request) (*store.Import, error) {
+func (h *Handler) importOf(r *http.Request) (*store.Import, error) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
@@ -171,7 +172,7 @@ func (s *server) importOf(r *http.Request) (*store.Import, error) {
 
 // runImport checks a mapping and the caller's permission for its mode, queues the import
 // and starts it.
-func (s *server) runImport(r *http.Request, im *store.Import, mapping []string, mode, matchKey string) (*store.Import, error) {
+func (h *Handler) runImport(r *http.Request, im *store.Import, mapping []string, mode, matchKey string) (*store.Import, error) {
 	if mapping == nil {
 		mapping = im.Mapping
 	}
@@ -194,12 +195,12 @@ func (s *server) runImport(r *http.Request, im *store.Import, mapping []string, 
 	if err != nil {
 		return nil, err
 	}
-	s.imports.Start(store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
+	h.runner.Start(store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
 	return queued, nil
 }
 
 // undoImport checks the caller's permission, queues the undo and starts it.
-func (s *server) undoImport(r *http.Request, im *store.Import) (*store.Import, error) {
+func (h *Handler) undoImport(r *http.Request, im *store.Import) (*store.Import, error) {
 	p := web.Caller(r)
 	if !importer.Allowed(p.Perms, im, true) {
 		return nil, web.ErrForbidden
@@ -211,57 +212,57 @@ func (s *server) undoImport(r *http.Request, im *store.Import) (*store.Import, e
 	if err != nil {
 		return nil, err
 	}
-	s.imports.Start(store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
+	h.runner.Start(store.ImportRef{TenantID: queued.TenantID, ID: queued.ID})
 	return queued, nil
 }
 
 // failImport renders an upload refusal: its own status and message, else the usual way.
-func (s *server) failImport(w http.ResponseWriter, r *http.Request, err error) {
+func (h *Handler) failImport(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *fileError
 	if errors.As(err, &fe) {
-		s.web.JSON(w, fe.Status, web.Envelope{Message: web.T(r, fe.MsgID, fe.Args...),
+		h.web.JSON(w, fe.Status, web.Envelope{Message: web.T(r, fe.MsgID, fe.Args...),
 			Errors: validate.Errors{"file": strings.TrimPrefix(fe.MsgID, "imports.error.")}})
 		return
 	}
-	s.web.Fail(w, r, err)
+	h.web.Fail(w, r, err)
 }
 
 // ---- JSON API ----
 
-func (s *server) handleImportCreate(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ImportCreate(w http.ResponseWriter, r *http.Request) {
 	entity, name, data, err := readUpload(w, r)
 	if err != nil {
-		s.failImport(w, r, err)
+		h.failImport(w, r, err)
 		return
 	}
-	im, err := s.uploadImport(r, entity, name, data)
+	im, err := h.uploadImport(r, entity, name, data)
 	if err != nil {
-		s.failImport(w, r, err)
+		h.failImport(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusCreated, "imports.uploaded", s.importJSON(r, im))
+	h.web.OK(w, r, http.StatusCreated, "imports.uploaded", h.importJSON(r, im))
 }
 
-func (s *server) handleImportList(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ImportList(w http.ResponseWriter, r *http.Request) {
 	list, err := web.Scope(r).Imports(r.Context(), 100)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	out := web.List[importJSON]{Result: make([]importJSON, 0, len(list)), Total: int64(len(list)), Page: 1, Limit: 100}
 	for i := range list {
-		out.Result = append(out.Result, s.importJSON(r, &list[i]))
+		out.Result = append(out.Result, h.importJSON(r, &list[i]))
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", out)
+	h.web.OK(w, r, http.StatusOK, "ok", out)
 }
 
-func (s *server) handleImportView(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
+func (h *Handler) ImportView(w http.ResponseWriter, r *http.Request) {
+	im, err := h.importOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", s.importJSON(r, im))
+	h.web.OK(w, r, http.StatusOK, "ok", h.importJSON(r, im))
 }
 
 type runPayload struct {
@@ -270,48 +271,48 @@ type runPayload struct {
 	MatchKey string   `json:"match_key"`
 }
 
-func (s *server) handleImportRun(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
+func (h *Handler) ImportRun(w http.ResponseWriter, r *http.Request) {
+	im, err := h.importOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	var p runPayload
 	if err := web.DecodeJSON(w, r, &p); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if p.MatchKey == "" {
 		p.MatchKey = store.MatchEmail
 	}
-	queued, err := s.runImport(r, im, p.Mapping, p.Mode, p.MatchKey)
+	queued, err := h.runImport(r, im, p.Mapping, p.Mode, p.MatchKey)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusAccepted, "imports.started", s.importJSON(r, queued))
+	h.web.OK(w, r, http.StatusAccepted, "imports.started", h.importJSON(r, queued))
 }
 
-func (s *server) handleImportUndo(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
+func (h *Handler) ImportUndo(w http.ResponseWriter, r *http.Request) {
+	im, err := h.importOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	queued, err := s.undoImport(r, im)
+	queued, err := h.undoImport(r, im)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusAccepted, "imports.undoStarted", s.importJSON(r, queued))
+	h.web.OK(w, r, http.StatusAccepted, "imports.undoStarted", h.importJSON(r, queued))
 }
 
 // handleImportRows lists an import's processed rows in file order: ?outcome=failed (or a
 // bracketed list of outcomes), ?after=<row> to page on, ?limit (1–1000, default 100).
-func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
+func (h *Handler) ImportRows(w http.ResponseWriter, r *http.Request) {
+	im, err := h.importOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	var outcomes []string
@@ -322,7 +323,7 @@ func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
 			case store.OutcomeCreated, store.OutcomeUpdated, store.OutcomeSkipped, store.OutcomeFailed:
 				outcomes = append(outcomes, o)
 			default:
-				s.web.Fail(w, r, validate.Errors{"outcome": validate.KeyInvalid})
+				h.web.Fail(w, r, validate.Errors{"outcome": validate.KeyInvalid})
 				return
 			}
 		}
@@ -333,35 +334,35 @@ func (s *server) handleImportRows(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, err := web.Scope(r).ImportRows(r.Context(), im.ID, int(web.IntParam(r, "after")), limit, outcomes...)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	out := web.List[importRowJSON]{Result: make([]importRowJSON, 0, len(rows)), Total: int64(len(rows)), Page: 1, Limit: limit}
 	for _, row := range rows {
 		out.Result = append(out.Result, importRowJSON{ImportRow: row, ReasonText: importsview.ReasonText(r.Context(), im, row.Reason)})
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", out)
+	h.web.OK(w, r, http.StatusOK, "ok", out)
 }
 
 // handleImportReport streams the report as CSV: for every row of the file its number, what
 // happened to it, the record it made or matched and the reason of a skip or failure, then
 // the row's own cells — so the failed rows can be fixed and imported again. It keeps the
 // file's delimiter and starts with a byte order mark for spreadsheet apps.
-func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
+func (h *Handler) ImportReport(w http.ResponseWriter, r *http.Request) {
+	im, err := h.importOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	scope := web.Scope(r)
 	content, err := scope.ImportContent(r.Context(), im.ID)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	rows, err := importer.Open(content, importer.Format{Delimiter: importer.ParseDelimiter(im.Delimiter), Encoding: im.Encoding})
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	ctx := context.WithoutCancel(r.Context())
@@ -371,7 +372,7 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 		}
 		return '_'
 	}, strings.TrimSuffix(strings.TrimSuffix(im.FileName, ".csv"), ".CSV")) + "-report.csv"
-	out := startCSV(w, r, name)
+	out := exports.StartCSV(w, r, name)
 	defer out.Close()
 	cw := csv.NewWriter(out)
 	cw.Comma = importer.ParseDelimiter(im.Delimiter)
@@ -392,7 +393,7 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(done) == 0 && !exhausted {
 			if done, err = scope.ImportRows(ctx, im.ID, after, 1000); err != nil {
-				s.web.Logger(r).Error("import report", "err", err)
+				h.web.Logger(r).Error("import report", "err", err)
 				return
 			}
 			exhausted = len(done) < 1000
@@ -418,7 +419,7 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 			rec[3] = web.T(r, "imports.reason.malformed")
 		}
 		for _, c := range row.Cells {
-			rec = append(rec, safeCell(c))
+			rec = append(rec, exports.SafeCell(c))
 		}
 		if err := cw.Write(rec); err != nil {
 			return
@@ -435,211 +436,3 @@ func (s *server) handleImportReport(w http.ResponseWriter, r *http.Request) {
 }
 
 // ---- pages ----
-
-func (s *server) handleImportsPage(w http.ResponseWriter, r *http.Request) {
-	p := web.Caller(r)
-	list, err := p.Scope().Imports(r.Context(), 100)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	m := importsview.ListPage{CanNew: canImport(p)}
-	for i := range list {
-		m.Imports = append(m.Imports, &list[i])
-	}
-	s.web.Page(w, r, http.StatusOK, web.T(r, "imports.title"), importsview.List(m))
-}
-
-func (s *server) handleImportNewPage(w http.ResponseWriter, r *http.Request) {
-	if !canImport(web.Caller(r)) {
-		s.web.Fail(w, r, web.ErrForbidden)
-		return
-	}
-	m := importsview.NewPage{Entities: importEntities(r, r.URL.Query().Get("entity"))}
-	s.web.Page(w, r, http.StatusOK, web.T(r, "imports.new"), importsview.New(m))
-}
-
-func (s *server) handleImportUploadPage(w http.ResponseWriter, r *http.Request) {
-	if !canImport(web.Caller(r)) {
-		s.web.Fail(w, r, web.ErrForbidden)
-		return
-	}
-	entity, name, data, err := readUpload(w, r)
-	if err == nil {
-		var im *store.Import
-		if im, err = s.uploadImport(r, entity, name, data); err == nil {
-			http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
-			return
-		}
-	}
-	var fe *fileError
-	if !errors.As(err, &fe) {
-		s.web.Fail(w, r, err)
-		return
-	}
-	m := importsview.NewPage{Entities: importEntities(r, entity), Error: fe.MsgID, Args: fe.Args}
-	s.web.Page(w, r, fe.Status, web.T(r, "imports.new"), importsview.New(m))
-}
-
-// importPage builds an import's page: the mapping form (with a refused mapping's errors)
-// or the progress and report.
-func (s *server) importPage(r *http.Request, im *store.Import, mapping []string, mode, matchKey string, errs validate.Errors) (importsview.ImportPage, error) {
-	m := importsview.ImportPage{Import: im, Fields: importer.Fields(im.Entity), Mode: mode, MatchKey: matchKey, Errors: errs}
-	if im.Status == store.ImportUploaded {
-		if mapping == nil {
-			mapping = im.Mapping
-		}
-		if m.Mode == "" {
-			m.Mode = store.ModeCreate
-		}
-		if m.MatchKey == "" {
-			m.MatchKey = store.MatchEmail
-		}
-		for i, h := range im.Header {
-			c := importsview.Column{Index: i, Header: h, Error: errs["mapping."+strconv.Itoa(i)]}
-			if c.Header == "" {
-				c.Header = web.T(r, "imports.columnN", "N", i+1)
-			}
-			if i < len(mapping) {
-				c.Selected = mapping[i]
-			}
-			for _, row := range im.Preview {
-				if i < len(row) && strings.TrimSpace(row[i]) != "" && len(c.Samples) < 3 {
-					c.Samples = append(c.Samples, row[i])
-				}
-			}
-			m.Columns = append(m.Columns, c)
-		}
-		return m, nil
-	}
-	st, err := s.importStatus(r, im)
-	m.Status = st
-	return m, err
-}
-
-// importStatus is the progress of an import, or its report with the first problem rows.
-func (s *server) importStatus(r *http.Request, im *store.Import) (importsview.StatusModel, error) {
-	p := web.Caller(r)
-	m := importsview.StatusModel{Import: im, CanUndo: im.Undoable() && importer.Allowed(p.Perms, im, true)}
-	if im.Active() {
-		return m, nil
-	}
-	rows, err := p.Scope().ImportRows(r.Context(), im.ID, 0, reportProblems+1, store.OutcomeSkipped, store.OutcomeFailed)
-	if err != nil {
-		return m, err
-	}
-	if len(rows) > reportProblems {
-		rows, m.More = rows[:reportProblems], true
-	}
-	for _, row := range rows {
-		pr := importsview.Problem{Row: row.RowNo, Outcome: row.Outcome, Reason: importsview.ReasonText(r.Context(), im, row.Reason)}
-		if row.Reason != nil {
-			pr.RecordID = row.Reason.ID
-		}
-		m.Problems = append(m.Problems, pr)
-	}
-	return m, nil
-}
-
-func (s *server) handleImportPage(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	m, err := s.importPage(r, im, nil, "", "", nil)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	s.web.Page(w, r, http.StatusOK, im.FileName, importsview.Page(m))
-}
-
-func (s *server) handleImportRunPage(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	if err := r.ParseForm(); err != nil {
-		s.web.Fail(w, r, web.BadRequest("error.form", err))
-		return
-	}
-	mapping := make([]string, len(im.Header))
-	for i := range mapping {
-		mapping[i] = strings.TrimSpace(r.PostFormValue("map." + strconv.Itoa(i)))
-	}
-	mode, matchKey := r.PostFormValue("mode"), r.PostFormValue("match_key")
-	if _, err := s.runImport(r, im, mapping, mode, matchKey); err != nil {
-		var ve validate.Errors
-		if !errors.As(err, &ve) {
-			s.web.Fail(w, r, err)
-			return
-		}
-		m, err := s.importPage(r, im, mapping, mode, matchKey, ve)
-		if err != nil {
-			s.web.Fail(w, r, err)
-			return
-		}
-		s.web.Page(w, r, http.StatusUnprocessableEntity, im.FileName, importsview.Page(m))
-		return
-	}
-	s.web.Flash(r, "imports.started")
-	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
-}
-
-// handleImportProgress is the status fragment htmx polls; it stops polling by answering
-// with the report.
-func (s *server) handleImportProgress(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	if r.Header.Get("HX-Request") != "true" {
-		http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
-		return
-	}
-	m, err := s.importStatus(r, im)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	s.web.Render(w, r, http.StatusOK, importsview.Status(m))
-}
-
-func (s *server) handleImportUndoPage(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	p := web.Caller(r)
-	if !importer.Allowed(p.Perms, im, true) {
-		s.web.Fail(w, r, web.ErrForbidden)
-		return
-	}
-	c := components.ConfirmModel{Title: web.T(r, "imports.undoTitle", "Name", im.FileName),
-		Message: web.T(r, "imports.undoMessage", "Created", im.Created, "Updated", im.Updated),
-		Action:  importsview.Href(im.ID) + "/undo", Confirm: web.T(r, "imports.undo"),
-		CancelHref: importsview.Href(im.ID), Cancel: web.T(r, "imports.cancel"), Danger: true}
-	if !im.Undoable() {
-		c.Error = web.T(r, "imports.error.notUndoable")
-	}
-	s.web.Page(w, r, http.StatusOK, c.Title, components.Confirm(c))
-}
-
-func (s *server) handleImportUndoSubmit(w http.ResponseWriter, r *http.Request) {
-	im, err := s.importOf(r)
-	if err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	if _, err := s.undoImport(r, im); err != nil {
-		s.web.Fail(w, r, err)
-		return
-	}
-	s.web.Flash(r, "imports.undoStarted")
-	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
-}

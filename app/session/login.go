@@ -1,4 +1,4 @@
-package app
+package session
 
 import (
 	"context"
@@ -15,66 +15,66 @@ import (
 )
 
 // signIn checks an email and password under the throttle and returns the account.
-func (s *server) signIn(ctx context.Context, email, password, ip string) (*store.Login, error) {
+func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*store.Login, error) {
 	account := strings.ToLower(strings.TrimSpace(email))
-	if wait := s.throttle.Wait(account, ip); wait > 0 {
+	if wait := h.throttle.Wait(account, ip); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		return nil, &web.Error{Status: http.StatusTooManyRequests, MsgID: "auth.throttled", Args: []any{"Seconds", secs}}
 	}
-	login, err := s.db.FindLogin(ctx, account)
+	login, err := h.db.FindLogin(ctx, account)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		auth.CheckNoAccount(password)
 	case err != nil:
 		return nil, err
 	case login.User.Active && auth.CheckPassword(password, login.User.PasswordHash):
-		s.throttle.Succeed(account)
+		h.throttle.Succeed(account)
 		return login, nil
 	}
-	s.throttle.Fail(account, ip)
+	h.throttle.Fail(account, ip)
 	return nil, &web.Error{Status: http.StatusUnauthorized, MsgID: "auth.invalid"}
 }
 
-func (s *server) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LoginPage(w http.ResponseWriter, r *http.Request) {
 	next := web.SafeNext(r.URL.Query().Get("next"), "/home")
 	if web.Caller(r) != nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	s.web.Bare(w, r, http.StatusOK, "", authview.Login(authview.LoginForm{Next: next}))
+	h.web.Bare(w, r, http.StatusOK, "", authview.Login(authview.LoginForm{Next: next}))
 }
 
-func (s *server) handleLoginSubmit(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) LoginSubmit(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		s.web.Fail(w, r, web.BadRequest("error.form", err))
+		h.web.Fail(w, r, web.BadRequest("error.form", err))
 		return
 	}
 	form := authview.LoginForm{Email: r.PostForm.Get("email"), Next: web.SafeNext(r.PostForm.Get("next"), "/home")}
-	login, err := s.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
+	login, err := h.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
 	if err != nil {
 		var he *web.Error
 		if !errors.As(err, &he) {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		form.Error = web.Message(r, he)
 		if he.Status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		s.web.Bare(w, r, he.Status, "", authview.Login(form))
+		h.web.Bare(w, r, he.Status, "", authview.Login(form))
 		return
 	}
-	if err := s.web.StartSession(r.Context(), login.TenantID, login.User.ID, false); err != nil {
-		s.web.Fail(w, r, err)
+	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, false); err != nil {
+		h.web.Fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, form.Next, http.StatusSeeOther)
 }
 
-func (s *server) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if err := s.web.EndSession(r.Context()); err != nil {
-		s.web.Fail(w, r, err)
+func (h *Handler) Logout(w http.ResponseWriter, r *http.Request) {
+	if err := h.web.EndSession(r.Context()); err != nil {
+		h.web.Fail(w, r, err)
 		return
 	}
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
@@ -91,47 +91,47 @@ type loginData struct {
 	Tenant *store.Tenant `json:"tenant"`
 }
 
-func (s *server) handleAPILogin(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) APILogin(w http.ResponseWriter, r *http.Request) {
 	var req loginRequest
 	if err := web.DecodeJSON(w, r, &req); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	login, err := s.signIn(r.Context(), req.Email, req.Password, web.ClientIP(r))
+	login, err := h.signIn(r.Context(), req.Email, req.Password, web.ClientIP(r))
 	if err != nil {
 		var he *web.Error
 		if errors.As(err, &he) && he.Status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	scope := s.db.Tenant(login.TenantID, login.User.ID)
+	scope := h.db.Tenant(login.TenantID, login.User.ID)
 	token, err := scope.CreateToken(r.Context(), login.User.ID)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	tenant, err := s.db.TenantByID(r.Context(), login.TenantID)
+	tenant, err := h.db.TenantByID(r.Context(), login.TenantID)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "auth.signedIn", loginData{Token: token, User: login.User, Tenant: tenant})
+	h.web.OK(w, r, http.StatusOK, "auth.signedIn", loginData{Token: token, User: login.User, Tenant: tenant})
 }
 
-func (s *server) handleAPILogout(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) APILogout(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)
 	if p.Token != "" {
 		if err := p.Scope().RevokeToken(r.Context(), p.Token); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-	} else if err := s.web.EndSession(r.Context()); err != nil {
-		s.web.Fail(w, r, err)
+	} else if err := h.web.EndSession(r.Context()); err != nil {
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.OK(w, r, http.StatusOK, "auth.signedOut", nil)
+	h.web.OK(w, r, http.StatusOK, "auth.signedOut", nil)
 }
 
 type meData struct {
@@ -141,9 +141,9 @@ type meData struct {
 	Permissions auth.Permissions `json:"permissions"`
 }
 
-func (s *server) handleAPIMe(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) APIMe(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)
-	s.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: p.Perms})
+	h.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: p.Perms})
 }
 
 type allowedData struct {
@@ -151,11 +151,11 @@ type allowedData struct {
 	Permissions auth.Permissions `json:"permissions"`
 }
 
-func (s *server) handleAllowedFeatures(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) AllowedFeatures(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)
 	features := p.Perms.Allowed()
 	if features == nil {
 		features = []auth.Feature{}
 	}
-	s.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: p.Perms})
+	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: p.Perms})
 }

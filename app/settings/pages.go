@@ -1,4 +1,4 @@
-package app
+package settings
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ import (
 // personal titles, business types) and the stage settings. They call the same store
 // functions as the JSON API.
 
-func (s *server) handleSettingsHome(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) SettingsHome(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, settingsview.Href(store.KindStage), http.StatusSeeOther)
 }
 
@@ -35,7 +35,7 @@ func pathKind(r *http.Request) (store.MasterKind, error) {
 }
 
 // mastersModel loads a master list with the number of leads using each entry.
-func (s *server) mastersModel(r *http.Request, kind store.MasterKind) (*settingsview.Masters, error) {
+func (h *Handler) mastersModel(r *http.Request, kind store.MasterKind) (*settingsview.Masters, error) {
 	p := web.Caller(r)
 	scope := p.Scope()
 	ms, err := scope.Masters(r.Context(), kind)
@@ -56,27 +56,27 @@ func (s *server) mastersModel(r *http.Request, kind store.MasterKind) (*settings
 }
 
 // renderMasters shows a master list; the stage list carries board.js for ordering by drag.
-func (s *server) renderMasters(w http.ResponseWriter, r *http.Request, status int, m *settingsview.Masters) {
+func (h *Handler) renderMasters(w http.ResponseWriter, r *http.Request, status int, m *settingsview.Masters) {
 	title := web.T(r, "settingsPage.kind."+string(m.Kind)) + " · " + web.T(r, "settingsPage.title")
 	if m.Ordered && m.CanUpdate {
-		s.web.PageWithScript(w, r, status, title, settingsview.MastersPage(*m), "board.js")
+		h.web.PageWithScript(w, r, status, title, settingsview.MastersPage(*m), "board.js")
 		return
 	}
-	s.web.Page(w, r, status, title, settingsview.MastersPage(*m))
+	h.web.Page(w, r, status, title, settingsview.MastersPage(*m))
 }
 
-func (s *server) handleMastersPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MastersPage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	m, err := s.mastersModel(r, kind)
+	m, err := h.mastersModel(r, kind)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.renderMasters(w, r, http.StatusOK, m)
+	h.renderMasters(w, r, http.StatusOK, m)
 }
 
 // fieldError is the key of a validation error for field (or of any field), if err is one.
@@ -94,57 +94,57 @@ func fieldError(err error, field string) (string, bool) {
 	return validate.KeyInvalid, true
 }
 
-func (s *server) handleMasterAddPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MasterAddPage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if err := web.ReadForm(w, r); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	name := r.PostFormValue("name")
 	_, err = web.Scope(r).CreateMaster(r.Context(), kind, name)
 	if key, refused := fieldError(err, "name"); refused {
-		m, err := s.mastersModel(r, kind)
+		m, err := h.mastersModel(r, kind)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		m.AddName, m.AddError = name, key
-		s.renderMasters(w, r, http.StatusUnprocessableEntity, m)
+		h.renderMasters(w, r, http.StatusUnprocessableEntity, m)
 		return
 	}
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.Flash(r, "masters.created")
+	h.web.Flash(r, "masters.created")
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
-func (s *server) handleMasterRenamePage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MasterRenamePage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if err := web.ReadForm(w, r); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	name := r.PostFormValue("name")
 	_, err = web.Scope(r).UpdateMaster(r.Context(), kind, id, name)
 	if key, refused := fieldError(err, "name"); refused {
-		m, err := s.mastersModel(r, kind)
+		m, err := h.mastersModel(r, kind)
 		if err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
 		for i := range m.Rows {
@@ -152,38 +152,38 @@ func (s *server) handleMasterRenamePage(w http.ResponseWriter, r *http.Request) 
 				m.Rows[i].Name, m.Rows[i].Error = name, key
 			}
 		}
-		s.renderMasters(w, r, http.StatusUnprocessableEntity, m)
+		h.renderMasters(w, r, http.StatusUnprocessableEntity, m)
 		return
 	}
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.Flash(r, "masters.updated")
+	h.web.Flash(r, "masters.updated")
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
 // handleMasterMovePage moves a stage one place up or down: the way to order stages
 // without dragging.
-func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) MasterMovePage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)
 	if err != nil || kind != store.KindStage {
-		s.web.Fail(w, r, web.ErrNotFound)
+		h.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
 	id, err := web.PathID(r, "id")
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	if err := web.ReadForm(w, r); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	scope := web.Scope(r)
 	ms, err := scope.Masters(r.Context(), kind)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	ids := make([]int64, len(ms))
@@ -195,7 +195,7 @@ func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if at < 0 {
-		s.web.Fail(w, r, web.ErrNotFound)
+		h.web.Fail(w, r, web.ErrNotFound)
 		return
 	}
 	to := at - 1
@@ -205,16 +205,16 @@ func (s *server) handleMasterMovePage(w http.ResponseWriter, r *http.Request) {
 	if to >= 0 && to < len(ids) {
 		ids[at], ids[to] = ids[to], ids[at]
 		if err := scope.ReorderMasters(r.Context(), kind, ids); err != nil {
-			s.web.Fail(w, r, err)
+			h.web.Fail(w, r, err)
 			return
 		}
-		s.web.Flash(r, "stages.reordered")
+		h.web.Flash(r, "stages.reordered")
 	}
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
 // masterConfirm is the confirmation step of deleting a master, or its refusal.
-func (s *server) masterConfirm(r *http.Request, kind store.MasterKind, m *store.Master, refusal string) templ.Component {
+func (h *Handler) masterConfirm(r *http.Request, kind store.MasterKind, m *store.Master, refusal string) templ.Component {
 	back := settingsview.Href(kind)
 	return components.Confirm(components.ConfirmModel{
 		Title:   web.T(r, "settingsPage.deleteTitle", "Name", m.Name),
@@ -224,7 +224,7 @@ func (s *server) masterConfirm(r *http.Request, kind store.MasterKind, m *store.
 }
 
 // masterOf loads the master named by the path.
-func (s *server) masterOf(r *http.Request) (store.MasterKind, *store.Master, error) {
+func (h *Handler) masterOf(r *http.Request) (store.MasterKind, *store.Master, error) {
 	kind, err := pathKind(r)
 	if err != nil {
 		return "", nil, err
@@ -249,72 +249,72 @@ func deleteRefusal(r *http.Request, err error) (string, int) {
 	return "", 0
 }
 
-func (s *server) handleMasterDeletePage(w http.ResponseWriter, r *http.Request) {
-	kind, m, err := s.masterOf(r)
+func (h *Handler) MasterDeletePage(w http.ResponseWriter, r *http.Request) {
+	kind, m, err := h.masterOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	// Say up front when the entry is still in use, rather than after the click.
 	n, err := web.Scope(r).MasterUsage(r.Context(), m)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	refusal := ""
 	if n > 0 {
 		refusal = web.T(r, "masters.inUse", "Count", n)
 	}
-	s.web.Page(w, r, http.StatusOK, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
+	h.web.Page(w, r, http.StatusOK, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), h.masterConfirm(r, kind, m, refusal))
 }
 
-func (s *server) handleMasterDeleteSubmit(w http.ResponseWriter, r *http.Request) {
-	kind, m, err := s.masterOf(r)
+func (h *Handler) MasterDeleteSubmit(w http.ResponseWriter, r *http.Request) {
+	kind, m, err := h.masterOf(r)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	err = web.Scope(r).DeleteMaster(r.Context(), kind, m.ID)
 	if refusal, status := deleteRefusal(r, err); refusal != "" {
-		s.web.Page(w, r, status, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), s.masterConfirm(r, kind, m, refusal))
+		h.web.Page(w, r, status, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), h.masterConfirm(r, kind, m, refusal))
 		return
 	}
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.Flash(r, "masters.deleted")
+	h.web.Flash(r, "masters.deleted")
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
 // stageSettingsFields are the stage settings form's fields.
 var stageSettingsFields = []string{"default_stage_id", "won_stage_id", "lost_stage_id"}
 
-func (s *server) renderStageSettings(w http.ResponseWriter, r *http.Request, status int, values, errs map[string]string) {
+func (h *Handler) renderStageSettings(w http.ResponseWriter, r *http.Request, status int, values, errs map[string]string) {
 	p := web.Caller(r)
 	stages, err := p.Scope().Masters(r.Context(), store.KindStage)
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.Page(w, r, status, web.T(r, "settingsPage.stageSettings")+" · "+web.T(r, "settingsPage.title"),
+	h.web.Page(w, r, status, web.T(r, "settingsPage.stageSettings")+" · "+web.T(r, "settingsPage.title"),
 		settingsview.StageSettingsPage(settingsview.StageSettings{Stages: stages, Values: values, Errors: errs,
 			CanUpdate: p.Perms.Allows(auth.FeatureSettings, auth.Update)}))
 }
 
-func (s *server) handleStageSettingsPage(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) StageSettingsPage(w http.ResponseWriter, r *http.Request) {
 	st, err := web.Scope(r).StageSettings(r.Context())
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.renderStageSettings(w, r, http.StatusOK, map[string]string{"default_stage_id": strconv.FormatInt(st.DefaultStageID, 10),
+	h.renderStageSettings(w, r, http.StatusOK, map[string]string{"default_stage_id": strconv.FormatInt(st.DefaultStageID, 10),
 		"won_stage_id": strconv.FormatInt(st.WonStageID, 10), "lost_stage_id": strconv.FormatInt(st.LostStageID, 10)}, nil)
 }
 
-func (s *server) handleStageSettingsSubmit(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) StageSettingsSubmit(w http.ResponseWriter, r *http.Request) {
 	if err := web.ReadForm(w, r); err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
 	values := map[string]string{}
@@ -327,13 +327,13 @@ func (s *server) handleStageSettingsSubmit(w http.ResponseWriter, r *http.Reques
 		DefaultStageID: ids["default_stage_id"], WonStageID: ids["won_stage_id"], LostStageID: ids["lost_stage_id"]})
 	var ve validate.Errors
 	if errors.As(err, &ve) {
-		s.renderStageSettings(w, r, http.StatusUnprocessableEntity, values, ve)
+		h.renderStageSettings(w, r, http.StatusUnprocessableEntity, values, ve)
 		return
 	}
 	if err != nil {
-		s.web.Fail(w, r, err)
+		h.web.Fail(w, r, err)
 		return
 	}
-	s.web.Flash(r, "stages.settingsSaved")
+	h.web.Flash(r, "stages.settingsSaved")
 	http.Redirect(w, r, "/settings/stages", http.StatusSeeOther)
 }

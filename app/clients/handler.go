@@ -1,0 +1,21 @@
+// Package clients serves clients: the JSON API (create, view, update, delete, list, bulk
+// owner change and delete, lead conversion) and the admin pages (list with search,
+// filters, sorts and bulk actions; new, view, edit, delete; converting a lead).
+package clients
+
+import (
+	"crm/app/documents"
+	"crm/app/web"
+)
+
+// Handler serves clients.
+type Handler struct {
+	web       *web.Kit
+	documents *documents.Handler
+}
+
+// New is the clients handler; a client page shows its documents, and deleting a client
+// removes its document files.
+func New(kit *web.Kit, docs *documents.Handler) *Handler {
+	return &Handler{web: kit, documents: docs}
+}

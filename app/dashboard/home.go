@@ -1,0 +1,47 @@
+package dashboard
+
+import (
+	"net/http"
+
+	"crm/app/auth"
+	"crm/app/i18n"
+	"crm/app/reminders"
+	"crm/app/store"
+	"crm/app/web"
+	dashboardview "crm/views/dashboard"
+	homeview "crm/views/home"
+)
+
+// handleHome is the home page: the tenant's key counts and the dashboard for the period
+// asked (app/dashboard.go). htmx gets only the dashboard's results when the period changes.
+func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
+	p := web.Caller(r)
+	dash, err := h.dashboardModel(r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	w.Header().Add("Vary", "HX-Request, HX-Target")
+	if isDashboardFragment(r) {
+		h.web.Render(w, r, http.StatusOK, dashboardview.Fragment(dash))
+		return
+	}
+	counts, err := p.Scope().Counts(r.Context())
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	var due []store.ReminderView
+	if p.Perms.Allows(auth.FeatureLeads, auth.View) {
+		if due, err = p.Scope().DueReminders(r.Context(), 10); err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+	}
+	status := http.StatusOK
+	if dash.Data == nil {
+		status = http.StatusUnprocessableEntity
+	}
+	h.web.Page(w, r, status, i18n.T(r.Context(), "home.title"),
+		homeview.Home(homeview.Model{TenantName: p.Tenant.Name, UserName: p.User.Name, Counts: counts, Dashboard: dash, Due: reminders.Rows(due)}))
+}

@@ -1,0 +1,24 @@
+// Package leads serves leads: the JSON API (create, view, update, stage/status/owner
+// changes, bulk changes, delete, journey, duplicates, dropdown, list), the admin pages
+// (list with search, filters, sorts and bulk actions; new, view, edit, delete; saved
+// views) and the pipeline board.
+package leads
+
+import (
+	"crm/app/documents"
+	"crm/app/reminders"
+	"crm/app/web"
+)
+
+// Handler serves leads.
+type Handler struct {
+	web       *web.Kit
+	documents *documents.Handler
+	reminders *reminders.Handler
+}
+
+// New is the leads handler; a lead page shows its documents and reminders, and deleting a
+// lead removes its document files.
+func New(kit *web.Kit, docs *documents.Handler, rem *reminders.Handler) *Handler {
+	return &Handler{web: kit, documents: docs, reminders: rem}
+}

@@ -1,0 +1,258 @@
+package reminders
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"crm/app/auth"
+	"crm/app/store"
+	"crm/app/validate"
+	"crm/app/web"
+	clientsview "crm/views/clients"
+	"crm/views/components"
+)
+
+func Rows(rows []store.ReminderView) []clientsview.Reminder {
+	out := make([]clientsview.Reminder, 0, len(rows))
+	for _, rm := range rows {
+		out = append(out, clientsview.Reminder{ID: rm.ID, LeadID: rm.LeadID, LeadName: rm.LeadName, Title: rm.Title, Note: rm.Note,
+			Due: rm.DueAt.UTC(), Assignee: rm.AssigneeName, Done: rm.DoneAt != nil, Overdue: rm.Overdue})
+	}
+	return out
+}
+
+// Form builds the add or edit form of a reminder.
+func (h *Handler) Form(r *http.Request, action, cancel string, values, errs map[string]string, edit bool) (clientsview.ReminderForm, error) {
+	p := web.Caller(r)
+	f := clientsview.ReminderForm{Action: action, CancelHref: cancel, Values: values, Errors: errs, Edit: edit}
+	if f.Values["assignee_id"] == "" {
+		f.Values["assignee_id"] = strconv.FormatInt(p.User.ID, 10)
+	}
+	users, err := p.Scope().Users(r.Context())
+	if err != nil {
+		return f, err
+	}
+	for _, u := range users {
+		f.Assignees = append(f.Assignees, components.Option{Value: strconv.FormatInt(u.ID, 10), Label: u.Name})
+	}
+	// The due date-time: the shared picker field, whose bundle the admin shell's script loads
+	// as soon as the field is on the page (islands/lib/lazy.ts); the page names no script.
+	f.Picker = components.Picker{ID: "f-due-at", Name: "due_at", Label: web.T(r, "remindersPage.field.due"),
+		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker"}
+	return f, nil
+}
+
+// dueLayouts are what a due date-time field posts: datetime-local (with or without
+// seconds), or RFC 3339.
+var dueLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339}
+
+// parseDue reads a due date-time from a form. The admin shows and takes times in UTC, as
+// the lead pages do.
+func parseDue(v string) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	for _, l := range dueLayouts {
+		if t, err := time.ParseInLocation(l, v, time.UTC); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// readReminderForm decodes a posted reminder form.
+func readReminderForm(w http.ResponseWriter, r *http.Request) (map[string]string, store.ReminderInput, validate.Errors, error) {
+	if err := web.ReadForm(w, r); err != nil {
+		return nil, store.ReminderInput{}, nil, err
+	}
+	v := map[string]string{}
+	for _, k := range []string{"title", "note", "due_at", "assignee_id", "done"} {
+		v[k] = r.PostFormValue(k)
+	}
+	errs := validate.Errors{}
+	in := store.ReminderInput{Title: v["title"], Note: v["note"], Done: v["done"] == "1"}
+	// A due time that does not parse stays zero: the store refuses it with invalidDate,
+	// together with whatever else it refuses.
+	in.DueAt, _ = parseDue(v["due_at"])
+	if a := strings.TrimSpace(v["assignee_id"]); a != "" {
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || n <= 0 {
+			errs.Add("assignee_id", validate.KeyInvalid)
+		}
+		in.AssigneeID = n
+	}
+	return v, in, errs, nil
+}
+
+func (h *Handler) renderReminderForm(w http.ResponseWriter, r *http.Request, status int, title, action, cancel string, v, errs map[string]string, edit bool) {
+	f, err := h.Form(r, action, cancel, v, errs, edit)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	h.web.Page(w, r, status, title, clientsview.ReminderFormPage(title, f))
+}
+
+func (h *Handler) ReminderCreatePage(w http.ResponseWriter, r *http.Request) {
+	id, err := web.PathID(r, "id")
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	lead, err := web.Scope(r).LeadView(r.Context(), id)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	base := "/leads/" + strconv.FormatInt(lead.ID, 10)
+	v, in, errs, err := readReminderForm(w, r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	if len(errs) == 0 {
+		_, err = web.Scope(r).CreateReminder(r.Context(), lead.ID, in)
+		var ve validate.Errors
+		if errors.As(err, &ve) {
+			errs = ve
+		} else if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+	}
+	if len(errs) > 0 {
+		h.renderReminderForm(w, r, http.StatusUnprocessableEntity, web.T(r, "remindersPage.add"), base+"/reminders", base+"#reminders", v, errs, false)
+		return
+	}
+	h.web.Flash(r, "reminders.created")
+	http.Redirect(w, r, base+"#reminders", http.StatusSeeOther)
+}
+
+func (h *Handler) reminderOf(r *http.Request) (*store.ReminderView, error) {
+	id, err := web.PathID(r, "id")
+	if err != nil {
+		return nil, err
+	}
+	return web.Scope(r).ReminderView(r.Context(), id)
+}
+
+func reminderValues(rm *store.ReminderView) map[string]string {
+	v := map[string]string{"title": rm.Title, "note": rm.Note, "due_at": rm.DueAt.UTC().Format("2006-01-02T15:04"),
+		"assignee_id": strconv.FormatInt(rm.AssigneeID, 10)}
+	if rm.DoneAt != nil {
+		v["done"] = "1"
+	}
+	return v
+}
+
+func (h *Handler) ReminderEditPage(w http.ResponseWriter, r *http.Request) {
+	rm, err := h.reminderOf(r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	action := "/reminders/" + strconv.FormatInt(rm.ID, 10) + "/edit"
+	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
+	if r.Method == http.MethodGet {
+		h.renderReminderForm(w, r, http.StatusOK, web.T(r, "remindersPage.editTitle"), action, back, reminderValues(rm), map[string]string{}, true)
+		return
+	}
+	v, in, errs, err := readReminderForm(w, r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	if len(errs) == 0 {
+		_, err = web.Scope(r).UpdateReminder(r.Context(), rm.ID, in)
+		var ve validate.Errors
+		if errors.As(err, &ve) {
+			errs = ve
+		} else if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+	}
+	if len(errs) > 0 {
+		h.renderReminderForm(w, r, http.StatusUnprocessableEntity, web.T(r, "remindersPage.editTitle"), action, back, v, errs, true)
+		return
+	}
+	h.web.Flash(r, "reminders.updated")
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// handleReminderDonePage marks a reminder done and goes back where it came from.
+func (h *Handler) ReminderDonePage(w http.ResponseWriter, r *http.Request) {
+	rm, err := h.reminderOf(r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	in := store.ReminderInput{Title: rm.Title, Note: rm.Note, DueAt: rm.DueAt, AssigneeID: rm.AssigneeID, Done: true}
+	if _, err := web.Scope(r).UpdateReminder(r.Context(), rm.ID, in); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	h.web.Flash(r, "reminders.updated")
+	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
+	if ref := r.Referer(); strings.Contains(ref, "/notifications") {
+		back = "/notifications"
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+func (h *Handler) ReminderDeletePage(w http.ResponseWriter, r *http.Request) {
+	rm, err := h.reminderOf(r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
+	if r.Method == http.MethodGet {
+		action := "/reminders/" + strconv.FormatInt(rm.ID, 10) + "/delete"
+		h.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.deleteTitle"), components.Confirm(components.ConfirmModel{
+			Title: web.T(r, "remindersPage.deleteTitle"), Message: web.T(r, "remindersPage.deleteMessage"),
+			Items: []components.Link{{Label: rm.Title + " — " + rm.DueAt.UTC().Format(clientsview.DateTimeFormat)}}, Action: action,
+			Confirm: web.T(r, "leadsPage.deleteConfirm"), CancelHref: back, Cancel: web.T(r, "leadsPage.cancel"), Danger: true}))
+		return
+	}
+	if err := web.Scope(r).DeleteReminder(r.Context(), rm.ID); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	h.web.Flash(r, "reminders.deleted")
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// handleNotificationsPage lists the user's due reminders, optionally those due within a
+// range of days (from and to, inclusive).
+func (h *Handler) NotificationsPage(w http.ResponseWriter, r *http.Request) {
+	rows, err := web.Scope(r).DueReminders(r.Context(), 50)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	from, fromOK := parseDay(q.Get("from"))
+	to, toOK := parseDay(q.Get("to"))
+	if fromOK && toOK && to.Before(from) {
+		from, to = to, from
+	}
+	kept := rows[:0]
+	for _, rm := range rows {
+		if fromOK && rm.DueAt.Before(from) || toOK && !rm.DueAt.Before(to.AddDate(0, 0, 1)) {
+			continue
+		}
+		kept = append(kept, rm)
+	}
+	n := clientsview.Notifications{Rows: Rows(kept),
+		CanUpdate: web.Caller(r).Perms.Allows(auth.FeatureLeads, auth.Update),
+		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: web.T(r, "remindersPage.dueBetween"),
+			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
+	h.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))
+}
+
+func parseDay(v string) (time.Time, bool) {
+	t, err := time.ParseInLocation("2006-01-02", strings.TrimSpace(v), time.UTC)
+	return t, err == nil
+}
