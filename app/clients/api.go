@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"context"
 	"net/http"
 
 	"crm/app/store"
@@ -31,50 +32,21 @@ func (p clientPayload) input() store.ClientInput {
 }
 
 func (h *Handler) ClientCreate(w http.ResponseWriter, r *http.Request) {
-	var p clientPayload
-	if err := web.DecodeJSON(w, r, &p); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	c, err := web.Scope(r).CreateClient(r.Context(), p.input())
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusCreated, "clients.created", c)
+	web.ServeJSON(h.web, w, r, http.StatusCreated, "clients.created", func(ctx context.Context, s store.Scope, p clientPayload) (any, error) {
+		return s.CreateClient(ctx, p.input())
+	})
 }
 
 func (h *Handler) ClientUpdate(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	var p clientPayload
-	if err := web.DecodeJSON(w, r, &p); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	c, err := web.Scope(r).UpdateClient(r.Context(), id, p.input())
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "clients.updated", c)
+	web.ServeJSONByID(h.web, w, r, http.StatusOK, "clients.updated", func(ctx context.Context, s store.Scope, id int64, p clientPayload) (any, error) {
+		return s.UpdateClient(ctx, id, p.input())
+	})
 }
 
 func (h *Handler) ClientView(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	c, err := web.Scope(r).ClientView(r.Context(), id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "ok", c)
+	h.web.ServeByID(w, r, http.StatusOK, "ok", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		return s.ClientView(ctx, id)
+	})
 }
 
 func (h *Handler) ClientDelete(w http.ResponseWriter, r *http.Request) {
@@ -170,15 +142,7 @@ func (h *Handler) ClientDeleteMany(w http.ResponseWriter, r *http.Request) {
 
 // handleLeadConvert makes a client from a lead; a second conversion is refused.
 func (h *Handler) LeadConvert(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	c, err := web.Scope(r).ConvertLead(r.Context(), id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusCreated, "clients.converted", c)
+	h.web.ServeByID(w, r, http.StatusCreated, "clients.converted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		return s.ConvertLead(ctx, id)
+	})
 }

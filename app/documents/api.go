@@ -214,17 +214,13 @@ func (h *Handler) DocumentList(entity string) http.HandlerFunc {
 
 func (h *Handler) DocumentView(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		d, err := web.Scope(r).Document(r.Context(), entity, id)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		h.web.OK(w, r, http.StatusOK, "ok", preview(d))
+		h.web.ServeByID(w, r, http.StatusOK, "ok", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+			d, err := s.Document(ctx, entity, id)
+			if err != nil {
+				return nil, err
+			}
+			return preview(d), nil
+		})
 	}
 }
 
@@ -235,22 +231,13 @@ type documentPayload struct {
 
 func (h *Handler) DocumentUpdate(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		var p documentPayload
-		if err := web.DecodeJSON(w, r, &p); err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		d, err := web.Scope(r).UpdateDocument(r.Context(), entity, id, p.Name, p.Tag)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		h.web.OK(w, r, http.StatusOK, "documents.updated", preview(d))
+		web.ServeJSONByID(h.web, w, r, http.StatusOK, "documents.updated", func(ctx context.Context, s store.Scope, id int64, p documentPayload) (any, error) {
+			d, err := s.UpdateDocument(ctx, entity, id, p.Name, p.Tag)
+			if err != nil {
+				return nil, err
+			}
+			return preview(d), nil
+		})
 	}
 }
 

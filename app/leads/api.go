@@ -1,6 +1,7 @@
 package leads
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -126,31 +127,23 @@ func (h *Handler) LeadCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) LeadView(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	lead, err := web.Scope(r).LeadView(r.Context(), id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "ok", toLeadJSON(lead))
+	h.web.ServeByID(w, r, http.StatusOK, "ok", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		lead, err := s.LeadView(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return toLeadJSON(lead), nil
+	})
 }
 
 func (h *Handler) LeadDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if err := web.Scope(r).DeleteLead(r.Context(), id); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.documents.RemoveFiles(r, store.EntityLead, id)
-	h.web.OK(w, r, http.StatusOK, "leads.deleted", nil)
+	h.web.ServeByID(w, r, http.StatusOK, "leads.deleted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		if err := s.DeleteLead(ctx, id); err != nil {
+			return nil, err
+		}
+		h.documents.RemoveFiles(r, store.EntityLead, id)
+		return nil, nil
+	})
 }
 
 func (h *Handler) LeadLogo(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package leads
 
 import (
+	"context"
 	"net/http"
 
 	"crm/app/store"
@@ -22,28 +23,16 @@ type savedViewPayload struct {
 }
 
 func (h *Handler) SavedViewCreate(w http.ResponseWriter, r *http.Request) {
-	var p savedViewPayload
-	if err := web.DecodeJSON(w, r, &p); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	v, err := web.Scope(r).SaveView(r.Context(), p.Name, p.Query)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusCreated, "views.saved", v)
+	web.ServeJSON(h.web, w, r, http.StatusCreated, "views.saved", func(ctx context.Context, s store.Scope, p savedViewPayload) (any, error) {
+		return s.SaveView(ctx, p.Name, p.Query)
+	})
 }
 
 func (h *Handler) SavedViewDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if err := web.Scope(r).DeleteSavedView(r.Context(), id); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "views.deleted", nil)
+	h.web.ServeByID(w, r, http.StatusOK, "views.deleted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		if err := s.DeleteSavedView(ctx, id); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	})
 }

@@ -1,6 +1,7 @@
 package reminders
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -32,77 +33,41 @@ func (p reminderPayload) input() (store.ReminderInput, error) {
 }
 
 func (h *Handler) ReminderCreate(w http.ResponseWriter, r *http.Request) {
-	var p reminderPayload
-	if err := web.DecodeJSON(w, r, &p); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	in, err := p.input()
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if p.LeadID == 0 {
-		h.web.Fail(w, r, validate.Errors{"lead_id": validate.KeyRequired})
-		return
-	}
-	rm, err := web.Scope(r).CreateReminder(r.Context(), p.LeadID, in)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusCreated, "reminders.created", rm)
+	web.ServeJSON(h.web, w, r, http.StatusCreated, "reminders.created", func(ctx context.Context, s store.Scope, p reminderPayload) (any, error) {
+		in, err := p.input()
+		if err != nil {
+			return nil, err
+		}
+		if p.LeadID == 0 {
+			return nil, validate.Errors{"lead_id": validate.KeyRequired}
+		}
+		return s.CreateReminder(ctx, p.LeadID, in)
+	})
 }
 
 func (h *Handler) ReminderUpdate(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	var p reminderPayload
-	if err := web.DecodeJSON(w, r, &p); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	in, err := p.input()
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	rm, err := web.Scope(r).UpdateReminder(r.Context(), id, in)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "reminders.updated", rm)
+	web.ServeJSONByID(h.web, w, r, http.StatusOK, "reminders.updated", func(ctx context.Context, s store.Scope, id int64, p reminderPayload) (any, error) {
+		in, err := p.input()
+		if err != nil {
+			return nil, err
+		}
+		return s.UpdateReminder(ctx, id, in)
+	})
 }
 
 func (h *Handler) ReminderView(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	rm, err := web.Scope(r).ReminderView(r.Context(), id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "ok", rm)
+	h.web.ServeByID(w, r, http.StatusOK, "ok", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		return s.ReminderView(ctx, id)
+	})
 }
 
 func (h *Handler) ReminderDelete(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if err := web.Scope(r).DeleteReminder(r.Context(), id); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.OK(w, r, http.StatusOK, "reminders.deleted", nil)
+	h.web.ServeByID(w, r, http.StatusOK, "reminders.deleted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		if err := s.DeleteReminder(ctx, id); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	})
 }
 
 func (h *Handler) ReminderList(w http.ResponseWriter, r *http.Request) {

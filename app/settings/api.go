@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"context"
 	"net/http"
 
 	"crm/app/store"
@@ -93,53 +94,36 @@ type masterPayload struct {
 
 func (h *Handler) MasterCreate(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var p masterPayload
-		if err := web.DecodeJSON(w, r, &p); err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		m, err := web.Scope(r).CreateMaster(r.Context(), kind, p.Name)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		h.web.OK(w, r, http.StatusCreated, "masters.created", masterJSON{Master: m})
+		web.ServeJSON(h.web, w, r, http.StatusCreated, "masters.created", func(ctx context.Context, s store.Scope, p masterPayload) (any, error) {
+			m, err := s.CreateMaster(ctx, kind, p.Name)
+			if err != nil {
+				return nil, err
+			}
+			return masterJSON{Master: m}, nil
+		})
 	}
 }
 
 func (h *Handler) MasterUpdate(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		var p masterPayload
-		if err := web.DecodeJSON(w, r, &p); err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		m, err := web.Scope(r).UpdateMaster(r.Context(), kind, id, p.Name)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		h.web.OK(w, r, http.StatusOK, "masters.updated", masterJSON{Master: m})
+		web.ServeJSONByID(h.web, w, r, http.StatusOK, "masters.updated", func(ctx context.Context, s store.Scope, id int64, p masterPayload) (any, error) {
+			m, err := s.UpdateMaster(ctx, kind, id, p.Name)
+			if err != nil {
+				return nil, err
+			}
+			return masterJSON{Master: m}, nil
+		})
 	}
 }
 
 func (h *Handler) MasterDelete(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		if err := web.Scope(r).DeleteMaster(r.Context(), kind, id); err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		h.web.OK(w, r, http.StatusOK, "masters.deleted", nil)
+		h.web.ServeByID(w, r, http.StatusOK, "masters.deleted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+			if err := s.DeleteMaster(ctx, kind, id); err != nil {
+				return nil, err
+			}
+			return nil, nil
+		})
 	}
 }
 

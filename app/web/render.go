@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"crm/app/i18n"
+	"crm/app/store"
 	"crm/app/validate"
 	"crm/views/errorpage"
 	"crm/views/layout"
@@ -174,4 +176,48 @@ type Count struct {
 type DropdownItem struct {
 	Label string `json:"label"`
 	Value int64  `json:"value"`
+}
+
+// ServeByID answers an API call on the record the path's {id} names: fn gets the caller's
+// tenant-scoped store and the id, and its result is the envelope's data (with status and
+// msgID); a malformed id is 404, and any error is rendered by Fail.
+func (k *Kit) ServeByID(w http.ResponseWriter, r *http.Request, status int, msgID string,
+	fn func(ctx context.Context, s store.Scope, id int64) (any, error)) {
+	id, err := PathID(r, "id")
+	if err == nil {
+		var data any
+		if data, err = fn(r.Context(), Scope(r), id); err == nil {
+			k.OK(w, r, status, msgID, data)
+			return
+		}
+	}
+	k.Fail(w, r, err)
+}
+
+// ServeJSON answers an API call that sends a JSON payload: fn gets the caller's
+// tenant-scoped store and the decoded payload, and its result is the envelope's data.
+func ServeJSON[P any](k *Kit, w http.ResponseWriter, r *http.Request, status int, msgID string,
+	fn func(ctx context.Context, s store.Scope, p P) (any, error)) {
+	var p P
+	err := DecodeJSON(w, r, &p)
+	if err == nil {
+		var data any
+		if data, err = fn(r.Context(), Scope(r), p); err == nil {
+			k.OK(w, r, status, msgID, data)
+			return
+		}
+	}
+	k.Fail(w, r, err)
+}
+
+// ServeJSONByID is ServeJSON on the record the path's {id} names (an update).
+func ServeJSONByID[P any](k *Kit, w http.ResponseWriter, r *http.Request, status int, msgID string,
+	fn func(ctx context.Context, s store.Scope, id int64, p P) (any, error)) {
+	k.ServeByID(w, r, status, msgID, func(ctx context.Context, s store.Scope, id int64) (any, error) {
+		var p P
+		if err := DecodeJSON(w, r, &p); err != nil {
+			return nil, err
+		}
+		return fn(ctx, s, id, p)
+	})
 }
