@@ -10,13 +10,19 @@ import (
 
 // navigation lists only the areas that exist, in menu order.
 var navigation = []web.NavEntry{
-	{LabelID: "nav.home", Href: "/home", Feature: auth.FeatureDashboard},
-	{LabelID: "nav.leads", Href: "/leads", Feature: auth.FeatureLeads},
-	{LabelID: "nav.pipeline", Href: "/leads/board", Feature: auth.FeatureLeads},
-	{LabelID: "clientsPage.nav", Href: "/clients", Feature: auth.FeatureClients},
-	{LabelID: "nav.imports", Href: "/imports", Feature: auth.FeatureLeads},
-	{LabelID: "nav.settings", Href: "/settings", Feature: auth.FeatureSettings},
+	{LabelID: "nav.home", Href: "/home", Needs: []web.Need{{Feature: auth.FeatureDashboard, Action: auth.View}}},
+	{LabelID: "nav.leads", Href: "/leads", Needs: []web.Need{{Feature: auth.FeatureLeads, Action: auth.View}}},
+	{LabelID: "nav.pipeline", Href: "/leads/board", Needs: []web.Need{{Feature: auth.FeatureLeads, Action: auth.View}}},
+	{LabelID: "clientsPage.nav", Href: "/clients", Needs: []web.Need{{Feature: auth.FeatureClients, Action: auth.View}}},
+	{LabelID: "nav.imports", Href: "/imports", Needs: importers},
+	{LabelID: "nav.settings", Href: "/settings", Needs: []web.Need{{Feature: auth.FeatureSettings, Action: auth.View}}},
 }
+
+// importers may import leads or clients; undoers may undo such an import.
+var (
+	importers = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Create}, {Feature: auth.FeatureClients, Action: auth.Create}}
+	undoers   = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Delete}, {Feature: auth.FeatureClients, Action: auth.Delete}}
+)
 
 // dueReminders fills the shell's notifications area: the user's due reminders, overdue
 // ones counted apart.

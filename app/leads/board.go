@@ -44,7 +44,7 @@ func (h *Handler) BoardPage(w http.ResponseWriter, r *http.Request) {
 			h.web.Fail(w, r, err)
 			return
 		}
-		b.Columns = append(b.Columns, leadsview.BoardColumn{Stage: st, Page: page, MoreHref: leadsview.MoreHref(st.ID, page.Next)})
+		b.Columns = append(b.Columns, leadsview.BoardColumn{StageID: st.ID, StageName: st.Name, Page: page, MoreHref: leadsview.MoreHref(st.ID, page.Next)})
 	}
 	h.web.PageWithScript(w, r, http.StatusOK, web.T(r, "board.title"), leadsview.BoardPage(b), "board.js")
 }

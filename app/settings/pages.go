@@ -50,7 +50,8 @@ func (h *Handler) mastersModel(r *http.Request, kind store.MasterKind) (*setting
 		if err != nil {
 			return nil, err
 		}
-		m.Rows = append(m.Rows, settingsview.MasterRow{Master: master, Count: n, Name: master.Name})
+		m.Rows = append(m.Rows, settingsview.MasterRow{ID: master.ID, Name: master.Name, IsDefault: master.IsDefault, IsWon: master.IsWon,
+			IsLost: master.IsLost, Count: n, Input: master.Name})
 	}
 	return m, nil
 }
@@ -148,8 +149,8 @@ func (h *Handler) MasterRenamePage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for i := range m.Rows {
-			if m.Rows[i].Master.ID == id {
-				m.Rows[i].Name, m.Rows[i].Error = name, key
+			if m.Rows[i].ID == id {
+				m.Rows[i].Input, m.Rows[i].Error = name, key
 			}
 		}
 		h.renderMasters(w, r, http.StatusUnprocessableEntity, m)

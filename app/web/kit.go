@@ -11,7 +11,6 @@ import (
 	"github.com/alexedwards/scs/v2"
 
 	"crm/app/assets"
-	"crm/app/auth"
 	"crm/app/i18n"
 	"crm/app/store"
 	"crm/views/layout"
@@ -29,12 +28,12 @@ type Config struct {
 	MobileSessionLifetime time.Duration
 }
 
-// NavEntry is an area of the admin and the permission that shows it in the navigation.
+// NavEntry is an area of the admin and the permissions that show it in the navigation
+// (any one of Needs).
 type NavEntry struct {
 	LabelID string
 	Href    string
-	Feature auth.Feature
-	Action  auth.Action // the action the entry needs on Feature; View when empty
+	Needs   []Need
 }
 
 // Kit is the shared machinery of every handler: built once by the server and passed to

@@ -55,6 +55,32 @@ func (k *Kit) Can(f auth.Feature, a auth.Action) func(http.Handler) http.Handler
 	}
 }
 
+// Need is a permission a route or a menu entry needs: an action on a feature.
+type Need struct {
+	Feature auth.Feature
+	Action  auth.Action
+}
+
+// CanAny refuses callers whose role has none of the needs (403): for routes that serve
+// several kinds of record, such as imports of leads or clients. The store refuses what
+// the caller may not do with the one record kind the request is about.
+func (k *Kit) CanAny(needs ...Need) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p := Caller(r)
+			if p == nil {
+				k.Fail(w, r, ErrUnauthorized)
+				return
+			}
+			if !p.AllowsAny(needs...) {
+				k.Fail(w, r, ErrForbidden)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 // LocaleCookie remembers the language chosen before sign-in.
 const LocaleCookie = "lang"
 

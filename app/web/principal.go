@@ -29,6 +29,16 @@ func (p *Principal) Scope() store.Scope { return p.scope }
 // Allows reports whether the caller may do the action on the feature.
 func (p *Principal) Allows(f auth.Feature, a auth.Action) bool { return p.Perms.Allows(f, a) }
 
+// AllowsAny reports whether the caller has any of the needs.
+func (p *Principal) AllowsAny(needs ...Need) bool {
+	for _, n := range needs {
+		if p.Perms.Allows(n.Feature, n.Action) {
+			return true
+		}
+	}
+	return false
+}
+
 // OwnOnly reports whether the caller reaches only their own records of the feature.
 func (p *Principal) OwnOnly(f auth.Feature) bool { return p.Perms[f].Scope == auth.ScopeOwn }
 

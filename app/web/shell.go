@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"crm/app/auth"
 	"crm/app/i18n"
 	"crm/views/layout"
 )
@@ -31,11 +30,7 @@ func (k *Kit) Shell(r *http.Request, title string) layout.Shell {
 	sh.Title = title + " · " + p.Tenant.Name
 	current := activeNav(k.Nav, r.URL.Path)
 	for _, n := range k.Nav {
-		action := n.Action
-		if action == "" {
-			action = auth.View
-		}
-		if !p.Perms.Allows(n.Feature, action) {
+		if !p.AllowsAny(n.Needs...) {
 			continue
 		}
 		sh.Nav = append(sh.Nav, layout.NavItem{Label: T(r, n.LabelID), Href: n.Href, Active: n.Href == current})

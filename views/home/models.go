@@ -1,0 +1,17 @@
+package home
+
+import (
+	"crm/app/store"
+	"crm/views/clients"
+	"crm/views/dashboard"
+)
+
+// Model is what the home page shows.
+type Model struct {
+	TenantName string
+	UserName   string
+	Counts     store.Counts
+	Dashboard  dashboard.Model
+	// Due are the user's due reminders; shown only when there are some.
+	Due []clients.Reminder
+}
