@@ -55,7 +55,7 @@ func (s *server) routes(h handlers) http.Handler {
 			r.Post("/logout", h.session.Logout)
 			r.With(s.web.Can(auth.FeatureDashboard, auth.View)).Get("/home", h.dashboard.Home)
 
-			// Admin lead and settings pages (app/leads_pages.go, app/settings_pages.go).
+			// Admin lead and settings pages (app/leads, app/settings).
 			leadPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureLeads, a) }
 			r.With(leadPage(auth.View)).Get("/leads", h.leads.LeadsPage)
 			r.With(leadPage(auth.Update)).Post("/leads/bulk/update", h.leads.LeadsBulkUpdate)
@@ -84,7 +84,7 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.View)).Get("/settings/stages", h.settings.StageSettingsPage)
 			r.With(settingsPage(auth.Update)).Post("/settings/stages", h.settings.StageSettingsSubmit)
 
-			// Client, document and reminder pages (app/clients_pages.go, app/lead_extras_pages.go).
+			// Client, document and reminder pages (app/clients, app/documents, app/reminders).
 			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }
 			r.With(clientPage(auth.View)).Get("/clients", h.clients.ClientsPage)
 			r.With(clientPage(auth.Update)).Post("/clients/bulk/owner", h.clients.ClientsBulkOwner)
@@ -118,7 +118,7 @@ func (s *server) routes(h handlers) http.Handler {
 			// End of client, document and reminder pages.
 		})
 
-		// Mobile lead manager pages (handlers in app/mobile.go).
+		// Mobile lead manager pages (app/session/mobile.go).
 		// MOBILE-ROUTES-BEGIN
 		r.Get("/m", h.session.MobileRedirect)
 		r.Get("/m/", h.session.MobileRedirect)
@@ -201,7 +201,7 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(clients(auth.Update)).Patch("/client/bulk-update-customer-client", h.clients.ClientBulkUpdate)
 				r.With(clients(auth.Delete)).Delete("/client/delete-customer-client", h.clients.ClientDeleteMany)
 
-				// Dashboards (app/dashboard.go): figures of a period in the caller's record scope.
+				// Dashboards (app/dashboard): figures of a period in the caller's record scope.
 				dashboardView := s.web.Can(auth.FeatureDashboard, auth.View)
 				r.With(dashboardView, s.web.Can(auth.FeatureLeads, auth.View)).Get("/lead/dashboard/lead", h.dashboard.LeadDashboard)
 				r.With(dashboardView, s.web.Can(auth.FeatureLeads, auth.View)).Get("/lead/dashboard/lead-overview", h.dashboard.LeadOverview)
@@ -224,10 +224,11 @@ func (s *server) routes(h handlers) http.Handler {
 			})
 		})
 
-		// Import and export (app/imports.go, app/exports.go): CSV export of the lead and client
+		// Import and export (app/imports, app/exports): CSV export of the lead and client
 		// lists with their current query; CSV import of leads or clients, run in the background.
-		// Each import handler checks the permission for the import's entity (create to import,
-		// delete to undo); another user's or tenant's import is not found.
+		// Importing needs create on leads or clients (undoing: delete), and the handler refuses
+		// an import of a kind the caller may not create; another user's or tenant's import is
+		// not found.
 		r.Group(func(r chi.Router) {
 			r.Use(s.web.RequireAuth)
 			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/leads/export.csv", h.exports.LeadExport)

@@ -18,7 +18,7 @@ import (
 // The admin client pages: the list, the form (new, edit), the client page with its
 // documents, originating lead and journey, deletion with a confirmation step, and the
 // conversion of a lead from the lead page. They call the same store functions as the JSON
-// API (app/clients.go).
+// API (api.go).
 
 // clientChoices are the client form's select options.
 func (h *Handler) clientChoices(r *http.Request) (map[string][]components.Option, error) {
@@ -309,5 +309,5 @@ func (h *Handler) LeadConvertPage(w http.ResponseWriter, r *http.Request) {
 
 // --- The client list -------------------------------------------------------------------
 
-// The client list works as the lead list does (app/leads_pages.go): the URL holds the
+// The client list works as the lead list does (app/leads/list_pages.go): the URL holds the
 // state, htmx swaps only the results, and the bulk actions post the selected rows.

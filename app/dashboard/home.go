@@ -13,7 +13,7 @@ import (
 )
 
 // handleHome is the home page: the tenant's key counts and the dashboard for the period
-// asked (app/dashboard.go). htmx gets only the dashboard's results when the period changes.
+// asked (api.go). htmx gets only the dashboard's results when the period changes.
 func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)
 	dash, err := h.dashboardModel(r)

@@ -193,7 +193,7 @@ func (h *Handler) LeadPage(w http.ResponseWriter, r *http.Request) {
 	if int64(page*journeyPageSize) < total {
 		v.JourneyPager.NextHref = href(page + 1)
 	}
-	if v.Extras, err = h.leadExtras(r, lead); err != nil { // app/lead_extras_pages.go
+	if v.Extras, err = h.leadExtras(r, lead); err != nil { // extras.go
 		h.web.Fail(w, r, err)
 		return
 	}
