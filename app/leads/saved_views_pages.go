@@ -24,12 +24,7 @@ func (h *Handler) SavedViewSavePage(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &ve) {
 		h.listRefusal(w, r, web.QueryHref("/leads", norm), func(m *leadsview.List) {
 			m.SaveName = name
-			for _, key := range ve {
-				m.SaveError = key
-			}
-			if key, ok := ve["name"]; ok {
-				m.SaveError = key
-			}
+			m.SaveError = ve.First("name")
 		})
 		return
 	}

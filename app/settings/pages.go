@@ -86,10 +86,7 @@ func fieldError(err error, field string) (string, bool) {
 	if !errors.As(err, &ve) {
 		return "", false
 	}
-	if key, ok := ve[field]; ok {
-		return key, true
-	}
-	for _, key := range ve {
+	if key := ve.First(field); key != "" {
 		return key, true
 	}
 	return validate.KeyInvalid, true

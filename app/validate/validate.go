@@ -3,8 +3,10 @@
 package validate
 
 import (
+	"maps"
 	"net/mail"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +53,22 @@ func (e Errors) Check(ok bool, field, key string) {
 	if !ok {
 		e.Add(field, key)
 	}
+}
+
+// First is the error key a one-line refusal shows: the first of prefer that failed, else
+// that of the field first in alphabetical order, so the same input always gets the same
+// message ("" when nothing failed).
+func (e Errors) First(prefer ...string) string {
+	for _, f := range prefer {
+		if key, ok := e[f]; ok {
+			return key
+		}
+	}
+	fields := slices.Sorted(maps.Keys(e))
+	if len(fields) == 0 {
+		return ""
+	}
+	return e[fields[0]]
 }
 
 // Err returns e as an error, or nil when nothing failed.

@@ -56,3 +56,21 @@ func TestErrorsKeepFirstKey(t *testing.T) {
 		t.Fatal("empty errors must be nil")
 	}
 }
+
+// A one-line refusal names the same field every time: the preferred one, else the first
+// in alphabetical order (a map's order is random).
+func TestErrorsFirstIsDeterministic(t *testing.T) {
+	t.Parallel()
+	e := Errors{"zeta": KeyRequired, "alpha": KeyInvalidEmail, "mid": KeyInvalidPhone}
+	for range 50 {
+		if got := e.First(); got != KeyInvalidEmail {
+			t.Fatalf("First() = %q, want the alphabetically first field's key", got)
+		}
+	}
+	if got := e.First("nope", "zeta"); got != KeyRequired {
+		t.Fatalf("First(prefer) = %q", got)
+	}
+	if got := (Errors{}).First(); got != "" {
+		t.Fatalf("empty First() = %q", got)
+	}
+}
