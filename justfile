@@ -17,11 +17,15 @@ build: build-assets
 run: build
     ./bin/crm serve --demo
 
-# Every test: Go on SQLite and PostgreSQL, then the browser tests.
-test: build check-postgres
+# Every test: go vet and the TypeScript types; Go on SQLite and PostgreSQL; then the browser tests.
+test: typecheck build check-postgres
     go vet ./...
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
     node --test --test-concurrency=1 e2e/
+
+# Type-check the front end (islands/, per tsconfig.json).
+typecheck:
+    npx tsc --noEmit -p tsconfig.json
 
 # Go tests only, SQLite only (fast loop).
 test-go: build-assets
