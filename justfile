@@ -17,11 +17,17 @@ build: build-assets
 run: build
     ./bin/crm serve --demo
 
-# Every test: go vet and the TypeScript types; Go on SQLite and PostgreSQL; then the browser tests.
-test: typecheck build check-postgres
-    go vet ./...
+# Every test: gofmt, go vet and the TypeScript types; Go on SQLite and PostgreSQL; then the browser tests.
+test: lint typecheck build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
     node --test --test-concurrency=1 e2e/
+
+# Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
+# are checked too).
+# Fail listing the Go files gofmt would change, then go vet.
+lint: build-assets
+    @files=$(find . \( -path ./node_modules -o -path ./.git \) -prune -o -name '*.go' -print | xargs gofmt -l); if [ -n "$files" ]; then echo "gofmt would change these files (run gofmt -w on them):" >&2; echo "$files" >&2; exit 1; fi
+    go vet ./...
 
 # Type-check the front end (islands/, per tsconfig.json).
 typecheck:
