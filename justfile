@@ -17,9 +17,12 @@ build: build-assets
 run: build
     ./bin/crm serve --demo
 
-# Every test: gofmt, go vet and the TypeScript types; Go on SQLite and PostgreSQL; then the browser tests.
+# Go runs on SQLite and PostgreSQL, then again under the race detector for the packages
+# with background work (CSV imports, the reminder worker, and serve, which starts them).
+# Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
 test: lint typecheck build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
+    TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./cmd/crm
     node --test --test-concurrency=1 e2e/
 
 # Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
