@@ -17,11 +17,24 @@ build: build-assets
 run: build
     ./bin/crm serve --demo
 
-# Every test: Go on SQLite and PostgreSQL, then the browser tests.
-test: build check-postgres
-    go vet ./...
+# Go runs on SQLite and PostgreSQL, then again under the race detector for the packages
+# with background work (CSV imports, the reminder worker, and serve, which starts them).
+# Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
+test: lint typecheck build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
+    TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./cmd/crm
     node --test --test-concurrency=1 e2e/
+
+# Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
+# are checked too).
+# Fail listing the Go files gofmt would change, then go vet.
+lint: build-assets
+    @files=$(find . \( -path ./node_modules -o -path ./.git \) -prune -o -name '*.go' -print | xargs gofmt -l); if [ -n "$files" ]; then echo "gofmt would change these files (run gofmt -w on them):" >&2; echo "$files" >&2; exit 1; fi
+    go vet ./...
+
+# Type-check the front end (islands/, per tsconfig.json).
+typecheck:
+    npx tsc --noEmit -p tsconfig.json
 
 # Go tests only, SQLite only (fast loop).
 test-go: build-assets

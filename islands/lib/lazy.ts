@@ -24,7 +24,7 @@ declare global {
 }
 
 let sources: Record<string, string> = {};
-const loading: Record<string, Promise<void>> = {};
+const loading: Partial<Record<string, Promise<void>>> = {};
 const failed: Record<string, boolean> = {};
 const prefetched: Record<string, boolean> = {};
 const wants = new WeakMap<HTMLElement, Want>();
