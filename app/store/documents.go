@@ -27,12 +27,6 @@ type Document struct {
 	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
-// Entities that documents attach to.
-const (
-	EntityLead   = "lead"
-	EntityClient = "client"
-)
-
 // Reachable reports ErrNotFound unless the scope may reach the lead or client.
 func (s Scope) Reachable(ctx context.Context, entity string, id int64) error {
 	e := EntityNamed(entity)

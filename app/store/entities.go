@@ -21,6 +21,13 @@ type Entity struct {
 	model   any          // a typed nil of its bun model, for a query on its table
 }
 
+// The names of the kinds of people-like record: what journey entries, documents and
+// imports call them.
+const (
+	EntityLead   = "lead"
+	EntityClient = "client"
+)
+
 // The kinds of people-like record.
 var (
 	LeadEntity   = &Entity{Name: EntityLead, Table: "leads", Alias: "l", Feature: auth.FeatureLeads, model: (*Lead)(nil)}
