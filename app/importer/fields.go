@@ -12,10 +12,11 @@ import (
 )
 
 // Fields are the fields a column of an import of the entity can fill, in form order, by
-// the names the store's validation and the JSON API use (masters and owner by name).
+// the names the store's validation and the JSON API use (masters and owner by name); an
+// entity that is not importable gets the lead's.
 func Fields(entity string) []string {
-	if entity == store.EntityClient {
-		return store.ClientImportFields
+	if f := store.ImportFields(entity); f != nil {
+		return f
 	}
 	return store.LeadImportFields
 }
@@ -26,10 +27,10 @@ func LabelID(field string) string {
 	return "imports.field." + strings.ReplaceAll(field, ".", "_")
 }
 
-// Feature is the permission area of an entity.
+// Feature is the permission area of an entity (the leads' for an unknown one).
 func Feature(entity string) auth.Feature {
-	if entity == store.EntityClient {
-		return auth.FeatureClients
+	if e := store.EntityNamed(entity); e != nil {
+		return e.Feature
 	}
 	return auth.FeatureLeads
 }
@@ -38,12 +39,7 @@ func Feature(entity string) auth.Feature {
 var Required = []string{"customer_name", "company_email"}
 
 // KeyField is the field a match key compares.
-func KeyField(matchKey string) string {
-	if matchKey == store.MatchPhone {
-		return "company_phone_number"
-	}
-	return "company_email"
-}
+func KeyField(matchKey string) string { return store.MatchField(matchKey) }
 
 // normalise reduces a header to its lowercase letters and digits: "E-mail" and
 // "company_email" become "email" and "companyemail".

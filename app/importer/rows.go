@@ -102,54 +102,36 @@ func (b *Builder) Item(row Row) store.ImportItem {
 		it.Reason = &store.RowReason{Code: store.ReasonMalformed}
 		return it
 	}
-	var c fields
+	var v store.LeadInput // every field of every importable entity; the entity keeps its own
 	for i, f := range b.mapping {
 		if f == "" || i >= len(row.Cells) {
 			continue
 		}
-		v := Clean(row.Cells[i])
-		if v == "" {
+		cell := Clean(row.Cells[i])
+		if cell == "" {
 			continue
 		}
 		if f == "company_phone_number" {
-			v = NormalisePhone(v)
+			cell = NormalisePhone(cell)
 		}
-		if reason := b.set(&c, f, v); reason != nil && it.Reason == nil {
+		if reason := b.set(&v, f, cell); reason != nil && it.Reason == nil {
 			it.Reason = reason
 		}
 		it.Set[f] = true
 	}
 	switch b.matchKey {
 	case store.MatchPhone:
-		it.Key = c.phone
+		it.Key = v.CompanyPhoneNumber
 	default:
-		it.Key = strings.ToLower(c.email)
+		it.Key = strings.ToLower(v.CompanyEmail)
 	}
-	if b.entity == store.EntityClient {
-		it.Client = store.ClientInput{CustomerTitle: c.title, CustomerName: c.name, CompanyName: c.company,
-			CompanyEmail: c.email, CompanyDialCode: c.dial, CompanyPhoneNumber: c.phone, CompanyTypeID: c.companyType,
-			OwnerID: c.owner, BillingAddress: c.billing, ShippingAddress: c.shipping, Notes: c.notes}
-	} else {
-		it.Lead = store.LeadInput{CustomerTitle: c.title, CustomerName: c.name, CompanyName: c.company,
-			CompanyEmail: c.email, CompanyDialCode: c.dial, CompanyPhoneNumber: c.phone, CompanyTypeID: c.companyType,
-			LeadTypeID: c.leadType, LeadSourceID: c.source, LeadStatusID: c.status, LeadStageID: c.stage,
-			OwnerID: c.owner, BillingAddress: c.billing, ShippingAddress: c.shipping, Notes: c.notes, CreatedAt: c.createdAt}
-	}
+	it.SetValues(b.entity, v)
 	return it
-}
-
-// fields are a row's values, field by field.
-type fields struct {
-	title, name, company, email, dial, phone, notes string
-	companyType, leadType, source, status, stage    *int64
-	owner                                           *int64
-	billing, shipping                               *store.Address
-	createdAt                                       *time.Time
 }
 
 // set puts one cell's value in its field; a name that is none of the tenant's, or a date
 // that is not one, is the row's failure.
-func (b *Builder) set(c *fields, field, v string) *store.RowReason {
+func (b *Builder) set(c *store.LeadInput, field, v string) *store.RowReason {
 	if kind, ok := masterFields[field]; ok {
 		id, ok := b.masters[kind][strings.ToLower(v)]
 		if !ok { // an id, as the API and an export of ids would have it
@@ -160,45 +142,24 @@ func (b *Builder) set(c *fields, field, v string) *store.RowReason {
 		if !ok {
 			return &store.RowReason{Code: store.ReasonUnknown, Field: field, Value: v}
 		}
-		switch field {
-		case "company_type_id":
-			c.companyType = &id
-		case "lead_type_id":
-			c.leadType = &id
-		case "lead_source_id":
-			c.source = &id
-		case "lead_status_id":
-			c.status = &id
-		case "lead_stage_id":
-			c.stage = &id
-		}
+		*c.RefField(field) = &id
+		return nil
+	}
+	if p := c.TextField(field); p != nil {
+		*p = v
 		return nil
 	}
 	switch field {
-	case "customer_title":
-		c.title = v
-	case "customer_name":
-		c.name = v
-	case "company_name":
-		c.company = v
-	case "company_email":
-		c.email = v
-	case "company_dial_code":
-		c.dial = v
-	case "company_phone_number":
-		c.phone = v
-	case "notes":
-		c.notes = v
 	case "owner_id":
 		if id, ok := b.byEmail[strings.ToLower(v)]; ok {
-			c.owner = &id
+			c.OwnerID = &id
 			return nil
 		}
 		switch ids := b.byName[strings.ToLower(v)]; len(ids) {
 		case 0:
 			return &store.RowReason{Code: store.ReasonUnknown, Field: field, Value: v}
 		case 1:
-			c.owner = &ids[0]
+			c.OwnerID = &ids[0]
 		default:
 			return &store.RowReason{Code: store.ReasonAmbiguousValue, Field: field, Value: v}
 		}
@@ -207,33 +168,7 @@ func (b *Builder) set(c *fields, field, v string) *store.RowReason {
 		if !ok {
 			return &store.RowReason{Code: store.ReasonInvalid, Errors: validate.Errors{"created_at": validate.KeyInvalidDate}}
 		}
-		c.createdAt = &t
-	default:
-		prefix, part, ok := strings.Cut(field, ".")
-		if !ok {
-			return nil
-		}
-		a := &c.billing
-		if prefix == "shipping_address" {
-			a = &c.shipping
-		}
-		if *a == nil {
-			*a = &store.Address{}
-		}
-		switch part {
-		case "flatNo":
-			(*a).FlatNo = v
-		case "street":
-			(*a).Street = v
-		case "city":
-			(*a).City = v
-		case "state":
-			(*a).State = v
-		case "zip":
-			(*a).Zip = v
-		case "country":
-			(*a).Country = v
-		}
+		c.CreatedAt = &t
 	}
 	return nil
 }

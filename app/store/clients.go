@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -72,18 +71,11 @@ func (in *ClientInput) validate() validate.Errors {
 }
 
 func clientSearchText(c *Client) string {
-	return strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
-		c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
+	return contactSearchText(c.CustomerName, c.CompanyName, c.CompanyEmail, c.CompanyDialCode, c.CompanyPhoneNumber)
 }
 
 // clients starts a query on the clients this scope may reach (own-records rule included).
-func (s Scope) clients(model any) *bun.SelectQuery {
-	q := s.Select(model)
-	if s.ownOnly(auth.FeatureClients) {
-		q = q.Where("(c.owner_id = ? OR c.created_by = ?)", s.UserID, s.UserID)
-	}
-	return q
-}
+func (s Scope) clients(model any) *bun.SelectQuery { return s.reach(ClientEntity, model) }
 
 func (s Scope) clientViews(rows any) *bun.SelectQuery {
 	return s.clients(rows).ColumnExpr("c.*").
@@ -103,24 +95,17 @@ func (s Scope) ClientView(ctx context.Context, id int64) (*ClientView, error) {
 
 // CreateClient adds a client, with its journey entry.
 func (s Scope) CreateClient(ctx context.Context, in ClientInput) (*ClientView, error) {
-	errs := in.validate()
 	var id int64
 	err := s.Tx(ctx, func(tx Scope) error {
-		if err := tx.strictMaster(ctx, KindBusinessType, in.CompanyTypeID, "company_type_id", errs); err != nil {
+		if err := tx.checkClient(dbRefs{ctx, tx}, &in); err != nil {
 			return err
-		}
-		if err := tx.checkOwner(ctx, auth.FeatureClients, in.OwnerID, errs); err != nil {
-			return err
-		}
-		if len(errs) > 0 {
-			return errs
 		}
 		c := tx.newClient(in)
 		if _, err := tx.Insert(c).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
 			return err
 		}
 		id = c.ID
-		return tx.Record(ctx, "client", c.ID, "create", nil, c)
+		return tx.Record(ctx, EntityClient, c.ID, "create", nil, c)
 	})
 	if err != nil {
 		return nil, err
@@ -128,6 +113,26 @@ func (s Scope) CreateClient(ctx context.Context, in ClientInput) (*ClientView, e
 	return s.ClientView(ctx, id)
 }
 
+// checkClient is the rules of a client's create and edit for in, over the masters and
+// users r knows: the input's validation (which trims it and lowercases the email), the
+// business type one of the tenant's, the owner one the user may give. CreateClient and
+// UpdateClient check with it, and an import each row that creates or updates a client
+// (importClient, importClientUpdate).
+func (s Scope) checkClient(r refChecker, in *ClientInput) error {
+	errs := in.validate()
+	if err := checkRef(r, KindBusinessType, in.CompanyTypeID, "company_type_id", errs); err != nil {
+		return err
+	}
+	if err := s.checkOwnerRef(r, auth.FeatureClients, in.OwnerID, errs); err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// newClient is the client a create of in (checked) makes: the creator as owner unless one is given.
 func (s Scope) newClient(in ClientInput) *Client {
 	c := &Client{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
 		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
@@ -146,36 +151,36 @@ func (s Scope) newClient(in ClientInput) *Client {
 
 // UpdateClient replaces a reachable client's editable fields, recording what changed.
 func (s Scope) UpdateClient(ctx context.Context, id int64, in ClientInput) (*ClientView, error) {
-	errs := in.validate()
 	err := s.Tx(ctx, func(tx Scope) error {
-		if err := tx.strictMaster(ctx, KindBusinessType, in.CompanyTypeID, "company_type_id", errs); err != nil {
+		if err := tx.checkClient(dbRefs{ctx, tx}, &in); err != nil {
 			return err
-		}
-		if err := tx.checkOwner(ctx, auth.FeatureClients, in.OwnerID, errs); err != nil {
-			return err
-		}
-		if len(errs) > 0 {
-			return errs
 		}
 		old := &Client{}
 		if err := tx.clients(old).Where("c.id = ?", id).Scan(ctx); err != nil {
 			return notFound(err)
 		}
-		next := tx.newClient(in)
-		next.Owned, next.ID, next.LeadID, next.CreatedBy, next.CreatedAt = old.Owned, old.ID, old.LeadID, old.CreatedBy, old.CreatedAt
-		if in.OwnerID == nil || *in.OwnerID == 0 {
-			next.OwnerID = old.OwnerID
-		}
-		next.UpdatedAt = time.Now().UTC()
+		next := tx.editedClient(old, in)
 		if _, err := tx.Update(next).WherePK().Exec(ctx); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "client", id, "update", old, next)
+		return tx.Record(ctx, EntityClient, id, "update", old, next)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.ClientView(ctx, id)
+}
+
+// editedClient is old as an edit with in (checked) leaves it: every field from in, the
+// owner kept when in gives none. UpdateClient's rule, and an import's (importClientUpdate).
+func (s Scope) editedClient(old *Client, in ClientInput) *Client {
+	next := s.newClient(in)
+	next.Owned, next.ID, next.LeadID, next.CreatedBy, next.CreatedAt = old.Owned, old.ID, old.LeadID, old.CreatedBy, old.CreatedAt
+	if in.OwnerID == nil || *in.OwnerID == 0 {
+		next.OwnerID = old.OwnerID
+	}
+	next.UpdatedAt = time.Now().UTC()
+	return next
 }
 
 // DeleteClient removes a reachable client, recording what it was.
@@ -188,10 +193,10 @@ func (s Scope) DeleteClient(ctx context.Context, id int64) error {
 		if _, err := tx.Delete((*Client)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
 			return err
 		}
-		if err := tx.deleteDocumentsOf(ctx, "client", id); err != nil {
+		if err := tx.deleteDocumentsOf(ctx, EntityClient, id); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "client", id, "delete", c, nil)
+		return tx.Record(ctx, EntityClient, id, "delete", c, nil)
 	})
 }
 
@@ -229,7 +234,7 @@ func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, erro
 			return err
 		}
 		clientID = c.ID
-		if err := tx.Record(ctx, "client", c.ID, "create", map[string]any{"lead_id": l.ID}, c); err != nil {
+		if err := tx.Record(ctx, EntityClient, c.ID, "create", map[string]any{"lead_id": l.ID}, c); err != nil {
 			return err
 		}
 		settings, err := tx.StageSettings(ctx)
@@ -244,7 +249,7 @@ func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, erro
 				return err
 			}
 		}
-		return tx.Record(ctx, "lead", l.ID, "convert", nil, map[string]any{"client_id": c.ID})
+		return tx.Record(ctx, EntityLead, l.ID, "convert", nil, map[string]any{"client_id": c.ID})
 	})
 	if err != nil {
 		return nil, err

@@ -27,22 +27,13 @@ type Document struct {
 	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
-// Entities that documents attach to.
-const (
-	EntityLead   = "lead"
-	EntityClient = "client"
-)
-
 // Reachable reports ErrNotFound unless the scope may reach the lead or client.
 func (s Scope) Reachable(ctx context.Context, entity string, id int64) error {
-	var ok bool
-	var err error
-	switch entity {
-	case EntityLead:
-		ok, err = s.leads((*Lead)(nil)).Where("l.id = ?", id).Exists(ctx)
-	case EntityClient:
-		ok, err = s.clients((*Client)(nil)).Where("c.id = ?", id).Exists(ctx)
+	e := EntityNamed(entity)
+	if e == nil {
+		return ErrNotFound
 	}
+	ok, err := s.reach(e, e.model).Where(e.Alias+".id = ?", id).Exists(ctx)
 	if err != nil {
 		return err
 	}

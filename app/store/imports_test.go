@@ -25,9 +25,11 @@ import (
 var errRollback = errors.New("rollback")
 
 // An import creates and updates leads and clients by the rules of CreateLead, UpdateLead,
-// CreateClient and UpdateClient without a query per row (importLead, importLeadUpdate,
-// importClient, importClientUpdate, over the batch's masters and users). These tests hold
-// them together: for the same input, the same record (and journey) or the same refusal.
+// CreateClient and UpdateClient without a query per row: importLead, importLeadUpdate,
+// importClient and importClientUpdate call the same rule functions (newLead,
+// checkLeadEdit, checkClient, editedClient) over the batch's masters and users instead of
+// the database. These tests prove the outcomes equal: for the same input, the same record
+// (and journey) or the same refusal.
 
 // eachImportDB runs fn once per engine, each on a fresh migrated database with a tenant,
 // its administrator and a sales rep: SQLite, and PostgreSQL (a schema of its own) when

@@ -190,8 +190,7 @@ func dialCode(s string) bool {
 
 // searchText is the lowercased text a search term is matched against.
 func searchText(l *Lead) string {
-	return strings.ToLower(strings.Join([]string{l.CustomerName, l.CompanyName, l.CompanyEmail,
-		l.CompanyDialCode + l.CompanyPhoneNumber, l.CompanyPhoneNumber}, " "))
+	return contactSearchText(l.CustomerName, l.CompanyName, l.CompanyEmail, l.CompanyDialCode, l.CompanyPhoneNumber)
 }
 
 // ownOnly reports whether the scope's user may reach only the records of the feature they
@@ -205,13 +204,7 @@ func (s Scope) ownLeadsOnly() bool { return s.ownOnly(auth.FeatureLeads) }
 
 // leads starts a query on the leads this scope may reach: the tenant's, and only the
 // user's own when their role says "own". Every lead query starts here.
-func (s Scope) leads(model any) *bun.SelectQuery {
-	q := s.Select(model)
-	if s.ownLeadsOnly() {
-		q = q.Where("(l.owner_id = ? OR l.created_by = ?)", s.UserID, s.UserID)
-	}
-	return q
-}
+func (s Scope) leads(model any) *bun.SelectQuery { return s.reach(LeadEntity, model) }
 
 // leadViews adds the names of a lead's masters and users to a lead query. They are scalar
 // subqueries rather than joins: with seven joins PostgreSQL spends longer choosing a join
@@ -266,7 +259,7 @@ func (s Scope) CreateLead(ctx context.Context, in LeadInput, idemKey, requestHas
 			}
 			return err
 		}
-		l, err := tx.newLead(ctx, in)
+		l, err := tx.newLead(dbRefs{ctx, tx}, in)
 		if err != nil {
 			return err
 		}
@@ -284,7 +277,7 @@ func (s Scope) CreateLead(ctx context.Context, in LeadInput, idemKey, requestHas
 				return err
 			}
 		}
-		return tx.Record(ctx, "lead", l.ID, "create", nil, l)
+		return tx.Record(ctx, EntityLead, l.ID, "create", nil, l)
 	})
 	switch {
 	case errors.Is(err, errRepeat):
@@ -336,9 +329,11 @@ func (s Scope) existingLead(ctx context.Context, clientID, idemKey, requestHash 
 	return nil, nil
 }
 
-// newLead builds the row for a create: masters resolved in this tenant (unknown stage,
-// status and source fall back to the defaults), the creator as owner.
-func (s Scope) newLead(ctx context.Context, in LeadInput) (*Lead, error) {
+// newLead builds the row for a create of in (validated): masters resolved in this tenant
+// (unknown stage, status and source fall back to the defaults), the creator as owner. It
+// is CreateLead's rule and an import's for each new lead (importLead), over the masters
+// and users r knows.
+func (s Scope) newLead(r refChecker, in LeadInput) (*Lead, error) {
 	l := &Lead{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
 		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
 		BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress, Notes: in.Notes}
@@ -347,22 +342,22 @@ func (s Scope) newLead(ctx context.Context, in LeadInput) (*Lead, error) {
 		l.ClientID = &cid
 	}
 	var err error
-	if l.LeadStageID, err = s.resolveMaster(ctx, KindStage, in.LeadStageID, true); err != nil {
+	if l.LeadStageID, err = resolveRef(r, KindStage, in.LeadStageID, true); err != nil {
 		return nil, err
 	}
-	if l.LeadStatusID, err = s.resolveMaster(ctx, KindStatus, in.LeadStatusID, true); err != nil {
+	if l.LeadStatusID, err = resolveRef(r, KindStatus, in.LeadStatusID, true); err != nil {
 		return nil, err
 	}
-	if l.LeadSourceID, err = s.resolveMaster(ctx, KindSource, in.LeadSourceID, true); err != nil {
+	if l.LeadSourceID, err = resolveRef(r, KindSource, in.LeadSourceID, true); err != nil {
 		return nil, err
 	}
-	if l.LeadTypeID, err = s.resolveMaster(ctx, KindType, in.LeadTypeID, false); err != nil {
+	if l.LeadTypeID, err = resolveRef(r, KindType, in.LeadTypeID, false); err != nil {
 		return nil, err
 	}
 	if in.Mobile && l.LeadTypeID == nil {
 		return nil, validate.Errors{"lead_type_id": validate.KeyInvalid}
 	}
-	if l.CompanyTypeID, err = s.resolveMaster(ctx, KindBusinessType, in.CompanyTypeID, false); err != nil {
+	if l.CompanyTypeID, err = resolveRef(r, KindBusinessType, in.CompanyTypeID, false); err != nil {
 		return nil, err
 	}
 	if s.UserID != 0 {
@@ -371,7 +366,7 @@ func (s Scope) newLead(ctx context.Context, in LeadInput) (*Lead, error) {
 		l.OwnerID = &uid
 	}
 	if in.OwnerID != nil && !s.ownLeadsOnly() {
-		if _, err := s.User(ctx, *in.OwnerID); err != nil {
+		if ok, err := r.isUser(*in.OwnerID); err != nil || !ok { // a user that cannot be read is no owner
 			return nil, validate.Errors{"owner_id": validate.KeyInvalid}
 		}
 		l.OwnerID = in.OwnerID
@@ -400,7 +395,7 @@ func (s Scope) DeleteLead(ctx context.Context, id int64) error {
 		if _, err := tx.Delete((*Lead)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "lead", id, "delete", l, nil)
+		return tx.Record(ctx, EntityLead, id, "delete", l, nil)
 	})
 }
 

@@ -52,33 +52,13 @@ func (s Scope) userName(ctx context.Context, id *int64) (string, error) {
 
 // strictMaster checks that a chosen master exists in this tenant; nil is allowed.
 func (s Scope) strictMaster(ctx context.Context, kind MasterKind, id *int64, field string, errs validate.Errors) error {
-	if id == nil || *id == 0 {
-		return nil
-	}
-	if _, err := s.Master(ctx, kind, *id); errors.Is(err, ErrNotFound) {
-		errs.Add(field, validate.KeyInvalid)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return checkRef(dbRefs{ctx, s}, kind, id, field, errs)
 }
 
 // checkOwner allows any user of the tenant as owner, except that a user limited to their
 // own records of the feature cannot give one to someone else (it would vanish from their reach).
 func (s Scope) checkOwner(ctx context.Context, f auth.Feature, owner *int64, errs validate.Errors) error {
-	if owner == nil {
-		return nil
-	}
-	if s.ownOnly(f) && *owner != s.UserID {
-		errs.Add("owner_id", validate.KeyInvalid)
-		return nil
-	}
-	if _, err := s.User(ctx, *owner); errors.Is(err, ErrNotFound) {
-		errs.Add("owner_id", validate.KeyInvalid)
-	} else if err != nil {
-		return err
-	}
-	return nil
+	return s.checkOwnerRef(dbRefs{ctx, s}, f, owner, errs)
 }
 
 // change is one field's value before and after, as the journey shows it.
@@ -91,26 +71,9 @@ type change struct {
 // source left empty keep their value; the journey gets one entry with every changed field
 // (names, not ids, for masters and owner), and separate stage/status/owner entries.
 func (s Scope) UpdateLead(ctx context.Context, id int64, in LeadInput) (*LeadView, error) {
-	in.Mobile = false
-	in.ClientID = ""
-	errs := in.validate()
 	err := s.Tx(ctx, func(tx Scope) error {
-		for _, c := range []struct {
-			kind  MasterKind
-			id    *int64
-			field string
-		}{{KindStage, in.LeadStageID, "lead_stage_id"}, {KindStatus, in.LeadStatusID, "lead_status_id"},
-			{KindSource, in.LeadSourceID, "lead_source_id"}, {KindType, in.LeadTypeID, "lead_type_id"},
-			{KindBusinessType, in.CompanyTypeID, "company_type_id"}} {
-			if err := tx.strictMaster(ctx, c.kind, c.id, c.field, errs); err != nil {
-				return err
-			}
-		}
-		if err := tx.checkOwner(ctx, auth.FeatureLeads, in.OwnerID, errs); err != nil {
+		if err := tx.checkLeadEdit(dbRefs{ctx, tx}, &in); err != nil {
 			return err
-		}
-		if len(errs) > 0 {
-			return errs
 		}
 		old, err := tx.leadForUpdate(ctx, id)
 		if err != nil {
@@ -125,6 +88,33 @@ func (s Scope) UpdateLead(ctx context.Context, id int64, in LeadInput) (*LeadVie
 	return s.LeadView(ctx, id)
 }
 
+// checkLeadEdit is UpdateLead's rules for in, over the masters and users r knows: the
+// input's validation (which trims it and lowercases the email; an edit has no mobile rules
+// and no client id), each master named one of its kind in this tenant, the owner one the
+// user may give. An import's update of a lead checks its rows with it too (importLeadUpdate).
+func (s Scope) checkLeadEdit(r refChecker, in *LeadInput) error {
+	in.Mobile, in.ClientID = false, ""
+	errs := in.validate()
+	for _, c := range []struct {
+		kind  MasterKind
+		id    *int64
+		field string
+	}{{KindStage, in.LeadStageID, "lead_stage_id"}, {KindStatus, in.LeadStatusID, "lead_status_id"},
+		{KindSource, in.LeadSourceID, "lead_source_id"}, {KindType, in.LeadTypeID, "lead_type_id"},
+		{KindBusinessType, in.CompanyTypeID, "company_type_id"}} {
+		if err := checkRef(r, c.kind, c.id, c.field, errs); err != nil {
+			return err
+		}
+	}
+	if err := s.checkOwnerRef(r, auth.FeatureLeads, in.OwnerID, errs); err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
 func nonZero(p *int64) *int64 {
 	if p == nil || *p == 0 {
 		return nil
@@ -134,8 +124,7 @@ func nonZero(p *int64) *int64 {
 
 // saveLeadChange writes next over old and records what changed.
 func (s Scope) saveLeadChange(ctx context.Context, old, next *Lead, logo *Logo) error {
-	next.SearchText = searchText(next)
-	next.UpdatedAt = time.Now().UTC()
+	next.touch()
 	changes, special, err := leadDiff(old, next, func(id *int64, user bool) (string, error) {
 		if user {
 			return s.userName(ctx, id)
@@ -163,15 +152,21 @@ func (s Scope) saveLeadChange(ctx context.Context, old, next *Lead, logo *Logo) 
 	for _, c := range changes {
 		before[c.field], after[c.field] = c.before, c.after
 	}
-	if err := s.Record(ctx, "lead", next.ID, "update", before, after); err != nil {
+	if err := s.Record(ctx, EntityLead, next.ID, "update", before, after); err != nil {
 		return err
 	}
 	for _, c := range special {
-		if err := s.Record(ctx, "lead", next.ID, c.field, c.before, c.after); err != nil {
+		if err := s.Record(ctx, EntityLead, next.ID, c.field, c.before, c.after); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// touch makes a changed lead's search text and time of change.
+func (l *Lead) touch() {
+	l.SearchText = searchText(l)
+	l.UpdatedAt = time.Now().UTC()
 }
 
 // leadDiff is what a change from old to next records in the journey: every changed field

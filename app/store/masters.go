@@ -102,19 +102,3 @@ func (s Scope) defaultMaster(ctx context.Context, kind MasterKind) (*int64, erro
 	}
 	return &m.ID, nil
 }
-
-// resolveMaster keeps id if it names a master of the kind in this tenant; otherwise it
-// falls back to the kind's default when fallback is set, or to none.
-func (s Scope) resolveMaster(ctx context.Context, kind MasterKind, id *int64, fallback bool) (*int64, error) {
-	if id != nil && *id > 0 {
-		if _, err := s.Master(ctx, kind, *id); err == nil {
-			return id, nil
-		} else if !errors.Is(err, ErrNotFound) {
-			return nil, err
-		}
-	}
-	if !fallback {
-		return nil, nil
-	}
-	return s.defaultMaster(ctx, kind)
-}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// update applies a row to the record it matches, in memory: the record as UpdateLead or
+// UpdateClient would make it, refused as they would refuse it, with the journey entries
+// they would record. The record is written with the batch's other updates (writeUpdates).
+func (a *batchApplier[R]) update(ctx context.Context, it *ImportItem, id int64, row importRow) (importRow, error) {
+	row.EntityID = &id
+	old := a.records[id]
+	next, entries, skip, err := a.ad.update(ctx, a.tx, a.refs, old, it)
+	if err != nil {
+		return refused(row, err)
+	}
+	switch skip {
+	case ReasonUnchanged:
+		row.Outcome, row.Reason = OutcomeSkipped, &RowReason{Code: ReasonUnchanged, ID: id}
+		return row, nil
+	case ReasonNotFound:
+		row.Outcome, row.Reason, row.EntityID = OutcomeSkipped, &RowReason{Code: ReasonNotFound}, nil
+		return row, nil
+	}
+	before, err := jsonOrNil(old)
+	if err != nil {
+		return row, err
+	}
+	a.entries = append(a.entries, entries...)
+	if _, ok := a.updated[id]; !ok {
+		a.updated[id] = old
+		a.updatedIDs = append(a.updatedIDs, id)
+	}
+	a.records[id] = next
+	row.Outcome, row.Before = OutcomeUpdated, before
+	return row, nil
+}
+
+// writeUpdates writes the batch's updated records, each as it is now over what it was
+// before the batch, and the journey entries of every update.
+func (a *batchApplier[R]) writeUpdates(ctx context.Context) error {
+	if len(a.updatedIDs) == 0 {
+		return nil
+	}
+	recs := make([]changedColumns, 0, len(a.updatedIDs))
+	for _, id := range a.updatedIDs {
+		recs = append(recs, changedColumns{id, a.ad.columns(a.updated[id], a.records[id])})
+	}
+	if err := a.tx.updateByID(ctx, a.ad.entity, recs); err != nil {
+		return err
+	}
+	if _, err := a.tx.Insert(&a.entries).Exec(ctx); err != nil {
+		return err
+	}
+	clear(a.updated)
+	a.updatedIDs, a.entries = a.updatedIDs[:0], a.entries[:0]
+	return nil
+}
+
+// columnValue is a column to set and its new value.
+type columnValue struct {
+	column string
+	value  any
+}
+
+// changedColumns are the columns of one record that change, by its id.
+type changedColumns struct {
+	id      int64
+	columns []columnValue
+}
+
+// columnTypes are the PostgreSQL types of the columns updateByID writes, for its VALUES.
+var columnTypes = map[string]string{
+	"customer_title": "text", "customer_name": "text", "company_name": "text", "company_email": "text",
+	"company_dial_code": "text", "company_phone_number": "text", "notes": "text", "search_text": "text",
+	"company_type_id": "bigint", "lead_type_id": "bigint", "lead_source_id": "bigint", "lead_status_id": "bigint",
+	"lead_stage_id": "bigint", "owner_id": "bigint", "billing_address": "jsonb", "shipping_address": "jsonb",
+	"updated_at": "timestamptz",
+}
+
+// columns are the columns of a record that differ from a to b, with b's values: the
+// fields a form edits, its references (masters, owner), the search text, and its time of
+// change.
+func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
+	x, y := ad.record(a), ad.record(b)
+	var out []columnValue
+	for _, col := range contactTextColumns {
+		if a, b := *x.field(col, false), *y.field(col, false); a != b {
+			out = append(out, columnValue{col, b})
+		}
+	}
+	if *x.searchText != *y.searchText {
+		out = append(out, columnValue{"search_text", *y.searchText})
+	}
+	for _, c := range []struct {
+		column string
+		a, b   *Address
+	}{{"billing_address", *x.billing, *y.billing}, {"shipping_address", *x.shipping, *y.shipping}} {
+		if !reflect.DeepEqual(c.a, c.b) {
+			var v *string
+			if c.b != nil {
+				js := jsonText(c.b) // as bun writes an address
+				v = &js
+			}
+			out = append(out, columnValue{c.column, v})
+		}
+	}
+	aRefs, bRefs := ad.refs(a), ad.refs(b)
+	cols := make([]string, 0, len(bRefs))
+	for col := range bRefs {
+		cols = append(cols, col)
+	}
+	slices.Sort(cols)
+	for _, col := range cols {
+		p, q := aRefs[col], bRefs[col]
+		if (p == nil) != (q == nil) || p != nil && *p != *q {
+			out = append(out, columnValue{col, q})
+		}
+	}
+	return append(out, columnValue{"updated_at", *y.updatedAt})
+}
+
+// updateByID writes the changed columns of records of the entity the scope may reach, by
+// id: one UPDATE ... FROM (VALUES ...) per group of records that change the same columns
+// (a batch's rows mostly change the same ones, so a batch is a statement or a few, not one
+// per record), at most MaxBulk records a statement, in id order. A column that does not
+// change is not written: its indexes, its search entry and the counter triggers that
+// watch it are left alone.
+//
+// Here and in the undo, a list of ids also comes with its range (id BETWEEN first AND
+// last): PostgreSQL then reads the primary key for them even when its statistics are
+// behind the table (a tenant's first large import), instead of every row of the tenant.
+func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns) error {
+	table, alias, own := e.Table, e.Alias, s.ownOnly(e.Feature)
+	pg := s.Dialect() == Postgres
+	groups := map[string][]changedColumns{}
+	var keys []string
+	for _, r := range recs {
+		names := make([]string, len(r.columns))
+		for i, c := range r.columns {
+			names[i] = c.column
+		}
+		k := strings.Join(names, ",")
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	for _, k := range keys {
+		group := groups[k]
+		slices.SortFunc(group, func(x, y changedColumns) int { return cmp.Compare(x.id, y.id) })
+		cols := strings.Split(k, ",")
+		for len(group) > 0 {
+			chunk := group[:min(len(group), MaxBulk)]
+			group = group[len(chunk):]
+			var q strings.Builder
+			args := make([]any, 0, len(chunk)*(len(cols)+1)+3)
+			q.WriteString("WITH v (id, " + k + ") AS (VALUES ")
+			for i, r := range chunk {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("(")
+				cell := func(typ string, v any) {
+					if pg {
+						q.WriteString("CAST(? AS " + typ + ")")
+					} else {
+						q.WriteString("?")
+					}
+					args = append(args, v)
+				}
+				cell("bigint", r.id)
+				for _, c := range r.columns {
+					q.WriteString(", ")
+					cell(columnTypes[c.column], c.value)
+				}
+				q.WriteString(")")
+			}
+			q.WriteString(") UPDATE " + table + " AS " + alias + " SET ")
+			for i, c := range cols {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString(c + " = v." + c)
+			}
+			q.WriteString(" FROM v WHERE " + alias + ".tenant_id = ? AND " + alias + ".id = v.id")
+			args = append(args, s.TenantID)
+			if pg { // (SQLite would read an index for the range before the row by its id)
+				q.WriteString(" AND " + alias + ".id BETWEEN ? AND ?")
+				args = append(args, chunk[0].id, chunk[len(chunk)-1].id)
+			}
+			if own {
+				q.WriteString(" AND (" + alias + ".owner_id = ? OR " + alias + ".created_by = ?)")
+				args = append(args, s.UserID, s.UserID)
+			}
+			if _, err := s.idb.NewRaw(q.String(), args...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
