@@ -374,7 +374,8 @@ func (s Scope) clientFigures(ctx context.Context, p Period, interval string) (*C
 // parts, each headed by its SQL, without running them (as ExplainListLeads does for the
 // lead list): each should be an index range scan of the counters, never a read of the leads.
 func (s Scope) ExplainDashboard(ctx context.Context, p Period, parts int) ([]string, error) {
-	x := &explainLog{}
-	_, err := s.Dashboard(context.WithValue(ctx, explainKey{}, x), p, parts)
-	return x.plans, err
+	return explainPlans(ctx, func(ctx context.Context) error {
+		_, err := s.Dashboard(ctx, p, parts)
+		return err
+	})
 }

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/uptrace/bun"
+)
+
+// A list's search and filters, as the indexes serve them: the term matched as a substring
+// through the trigram indexes (PostgreSQL pg_trgm on search_text, SQLite an FTS5 trigram
+// table over it), a short term as the start of the prefix columns, a number as an id.
+
+const (
+	// maxSearchLen bounds a search term, in characters.
+	maxSearchLen = 200
+	// minTrigramTerm is the shortest term (in letters and digits) the trigram indexes serve;
+	// a shorter one is matched as a prefix of the prefix columns.
+	minTrigramTerm = 3
+)
+
+// maxRune sorts after every character, so [p, p+maxRune) holds exactly the keys starting with p.
+const maxRune = "\U0010FFFF"
+
+// searchTerm is a list search as the indexes serve it.
+type searchTerm struct {
+	term  string // lowercased
+	short bool   // fewer than minTrigramTerm letters and digits: prefix matching
+	id    int64  // the term read as an id ("42" or "#42"), or 0
+}
+
+// parseSearch reads a search term (already trimmed; "" is no search).
+func parseSearch(raw string) *searchTerm {
+	if raw == "" {
+		return nil
+	}
+	st := &searchTerm{term: strings.ToLower(raw)}
+	alnum := 0
+	for _, r := range st.term {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			alnum++
+		}
+	}
+	st.short = alnum < minTrigramTerm
+	if id, err := strconv.ParseInt(strings.TrimPrefix(st.term, "#"), 10, 64); err == nil && id > 0 {
+		st.id = id
+	}
+	return st
+}
+
+// phrase is the term as an FTS5 phrase: a substring of at least three characters.
+func (st *searchTerm) phrase() string { return `"` + strings.ReplaceAll(st.term, `"`, `""`) + `"` }
+
+// textSearch is how a list's table is searched, each part through an index led by tenant_id.
+type textSearch struct {
+	id     string   // the id column: "l.id"
+	text   string   // the lowercased search text column (PostgreSQL's trigram index): "l.search_text"
+	fts    string   // SQLite's FTS5 trigram table over it, rowid the id: "leads_fts"
+	prefix []string // the text expressions a short term matches the start of, compared as bytes
+}
+
+// where keeps the rows the term matches: the text (a short term: the start of a prefix
+// column) or the id; or, with more (which adds its own WhereOr), what that matches too.
+func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, more func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+	return sel.WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
+		switch {
+		case st.short:
+			for _, expr := range ts.prefix {
+				col := collated(d, expr)
+				g = g.WhereOr("("+col+" >= ? AND "+col+" < ?)", st.term, st.term+maxRune)
+			}
+		case d == Postgres:
+			g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.term)+"%")
+		default:
+			g = g.WhereOr(ts.id+" IN (SELECT rowid FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
+		}
+		if st.id > 0 {
+			g = g.WhereOr(ts.id+" = ?", st.id)
+		}
+		if more != nil {
+			g = more(g)
+		}
+		return g
+	})
+}
+
+// canDrive reports whether the FTS5 table alone can serve the term (SQLite, a term of three
+// letters or more that is no id), so the query may be driven by it (join).
+func (ts textSearch) canDrive(d Dialect, st *searchTerm) bool {
+	return d == SQLite && st != nil && !st.short && st.id == 0
+}
+
+// join drives the query by the FTS5 table: the rows the term matches, in the table's rowid
+// order (FTS5 keeps rowids in order), so a page of a common word in id order stops after its
+// rows; ordered and paged then by rowID.
+func (ts textSearch) join(sel *bun.SelectQuery, st *searchTerm) *bun.SelectQuery {
+	return sel.Join("JOIN "+ts.fts+" ON "+ts.rowID()+" = "+ts.id).Where(ts.fts+" MATCH ?", st.phrase())
+}
+
+// rowID is the FTS5 table's id column, the one to order by when join drives.
+func (ts textSearch) rowID() string { return ts.fts + ".rowid" }
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// whereIn keeps the rows whose column is one of ids (= for one); no ids: no filter.
+func whereIn(sel *bun.SelectQuery, column string, ids []int64) *bun.SelectQuery {
+	switch len(ids) {
+	case 0:
+		return sel
+	case 1:
+		return sel.Where(column+" = ?", ids[0])
+	}
+	return sel.Where(column+" IN (?)", bun.In(ids))
+}
+
+// whereCreated keeps the rows created in [from, to) (a zero bound does not bound).
+func whereCreated(sel *bun.SelectQuery, d Dialect, column string, from, to time.Time) *bun.SelectQuery {
+	if !from.IsZero() {
+		sel = sel.Where(column+" >= ?", timeBound(d, from))
+	}
+	if !to.IsZero() {
+		sel = sel.Where(column+" < ?", timeBound(d, to))
+	}
+	return sel
+}
+
+// timeBound is a time as the dialect compares it with created_at: SQLite keeps times as
+// text ("2006-01-02 15:04:05…" in UTC), so the bound is text of the same shape.
+func timeBound(d Dialect, t time.Time) any {
+	if d == SQLite {
+		return t.UTC().Format("2006-01-02 15:04:05.999999")
+	}
+	return t.UTC()
+}
+
+// knownUsers keeps the ids that are users of the tenant. A filter on another id matches
+// nothing, but the planner, whose statistics are the whole table's, may take another
+// tenant's user for a common one and read a big tenant's rows in order looking for it.
+func (s Scope) knownUsers(ctx context.Context, ids []int64) ([]int64, error) {
+	var known []int64
+	if err := s.scanList(ctx, s.Select((*User)(nil)).Column("id").Where("id IN (?)", bun.In(ids)), &known); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return !slices.Contains(known, id) }), nil
+}
