@@ -1,4 +1,4 @@
-package app_test
+package leads_test
 
 import (
 	"cmp"
@@ -121,14 +121,6 @@ func (x *listAPIFixture) want(keep func(l *store.LeadView) bool) []int64 {
 
 func idIs(p *int64, ids ...int64) bool { return p != nil && slices.Contains(ids, *p) }
 
-func bracket(ids ...int64) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatInt(id, 10)
-	}
-	return url.QueryEscape("[" + strings.Join(s, ",") + "]")
-}
-
 func TestLeadListAPIFilters(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
@@ -140,14 +132,14 @@ func TestLeadListAPIFilters(t *testing.T) {
 		}{
 			{"", func(*store.LeadView) bool { return true }},
 			{"stage_id=" + strconv.FormatInt(st[1].ID, 10), func(l *store.LeadView) bool { return idIs(l.LeadStageID, st[1].ID) }},
-			{"stage_id=" + bracket(st[0].ID, st[2].ID), func(l *store.LeadView) bool { return idIs(l.LeadStageID, st[0].ID, st[2].ID) }},
-			{"status_id=" + bracket(ss[1].ID), func(l *store.LeadView) bool { return idIs(l.LeadStatusID, ss[1].ID) }},
-			{"status_id=" + bracket(ss[0].ID, ss[2].ID) + "&stage_id=" + bracket(st[0].ID, st[1].ID), func(l *store.LeadView) bool {
+			{"stage_id=" + apptest.Bracket(st[0].ID, st[2].ID), func(l *store.LeadView) bool { return idIs(l.LeadStageID, st[0].ID, st[2].ID) }},
+			{"status_id=" + apptest.Bracket(ss[1].ID), func(l *store.LeadView) bool { return idIs(l.LeadStatusID, ss[1].ID) }},
+			{"status_id=" + apptest.Bracket(ss[0].ID, ss[2].ID) + "&stage_id=" + apptest.Bracket(st[0].ID, st[1].ID), func(l *store.LeadView) bool {
 				return idIs(l.LeadStatusID, ss[0].ID, ss[2].ID) && idIs(l.LeadStageID, st[0].ID, st[1].ID)
 			}},
-			{"source_id=" + bracket(so[2].ID, so[0].ID), func(l *store.LeadView) bool { return idIs(l.LeadSourceID, so[0].ID, so[2].ID) }},
-			{"type_id=" + bracket(ty[1].ID), func(l *store.LeadView) bool { return idIs(l.LeadTypeID, ty[1].ID) }},
-			{"owner_id=" + bracket(x.salesID), func(l *store.LeadView) bool { return idIs(l.OwnerID, x.salesID) }},
+			{"source_id=" + apptest.Bracket(so[2].ID, so[0].ID), func(l *store.LeadView) bool { return idIs(l.LeadSourceID, so[0].ID, so[2].ID) }},
+			{"type_id=" + apptest.Bracket(ty[1].ID), func(l *store.LeadView) bool { return idIs(l.LeadTypeID, ty[1].ID) }},
+			{"owner_id=" + apptest.Bracket(x.salesID), func(l *store.LeadView) bool { return idIs(l.OwnerID, x.salesID) }},
 			{"from=2026-03-02&to=2026-03-03", func(l *store.LeadView) bool { // the "to" day is included
 				return !l.CreatedAt.Before(x.base.Add(14*time.Hour)) && l.CreatedAt.Before(x.base.Add(62*time.Hour))
 			}},
@@ -293,7 +285,7 @@ func TestLeadListAPISearchScopesAndTenants(t *testing.T) {
 		}
 		notMine := x.leads[1] // owned by the admin
 		for _, q := range []string{"search=" + strconv.FormatInt(notMine.ID, 10), "search=" + url.QueryEscape(notMine.CompanyEmail),
-			"search=dev", "sort=stage&limit=100", "stage_id=" + bracket(*notMine.LeadStageID) + "&limit=100"} {
+			"search=dev", "sort=stage&limit=100", "stage_id=" + apptest.Bracket(*notMine.LeadStageID) + "&limit=100"} {
 			for _, id := range listPage(t, x.sales, q).ids() {
 				if !slices.Contains(mine, id) {
 					t.Errorf("own list %s: lead %d is not theirs", q, id)
@@ -306,7 +298,7 @@ func TestLeadListAPISearchScopesAndTenants(t *testing.T) {
 
 		// Another tenant sees only its three leads, whatever it asks.
 		for _, q := range []string{"limit=100", "search=company+a", "search=" + strconv.FormatInt(l.ID, 10), "search=bo",
-			"stage_id=" + bracket(*l.LeadStageID), "owner_id=" + bracket(x.salesID)} {
+			"stage_id=" + apptest.Bracket(*l.LeadStageID), "owner_id=" + apptest.Bracket(x.salesID)} {
 			p := listPage(t, x.other, q)
 			for _, id := range p.ids() {
 				if slices.ContainsFunc(x.leads, func(v *store.LeadView) bool { return v.ID == id }) {

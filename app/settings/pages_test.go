@@ -1,4 +1,4 @@
-package app_test
+package settings_test
 
 import (
 	"context"
@@ -36,9 +36,9 @@ func TestMasterPages(t *testing.T) {
 		if loc := c.Get("/settings").Location(); loc != "/settings/masters/stage" {
 			t.Fatalf("/settings goes to %s", loc)
 		}
-		won := masterID(t, e, f, store.KindStage, "Won")
-		addLead(t, e, f, 0, "Ana", inStage(won))
-		addLead(t, e, f, 0, "Bruno", inStage(won))
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
+		apptest.AddLead(t, e, f, 0, "Ana", apptest.InStage(won))
+		apptest.AddLead(t, e, f, 0, "Bruno", apptest.InStage(won))
 
 		// Every list renders with its lead counts.
 		for kind, name := range map[string]string{"stage": "Deals", "status": "Converted", "source": "Referral", "type": "Warm",
@@ -64,7 +64,7 @@ func TestMasterPages(t *testing.T) {
 			WantInlineError("f-add-name", "This field is required.")
 
 		// Rename, with a refusal at the row.
-		fair := masterID(t, e, f, store.KindSource, "Trade fair")
+		fair := apptest.MasterID(t, e, f, store.KindSource, "Trade fair")
 		rename := fmt.Sprintf("/settings/masters/source/%d/rename", fair)
 		c.Form(rename, url.Values{"name": {"Trade show"}}).WantStatus(303)
 		c.Get("/settings/masters/source").Has("Updated successfully", `value="Trade show"`)
@@ -78,7 +78,7 @@ func TestMasterPages(t *testing.T) {
 			Lacks(`data-testid="confirm-submit"`)
 		c.Form(del, nil).WantStatus(http.StatusConflict).Has("This entry is used by 2 leads and cannot be deleted.")
 		// A stage of the stage settings cannot go either.
-		leads := masterID(t, e, f, store.KindStage, "Leads")
+		leads := apptest.MasterID(t, e, f, store.KindStage, "Leads")
 		c.Form(fmt.Sprintf("/settings/masters/stage/%d/delete", leads), nil).WantStatus(422).
 			Has("Choose another default, won or lost stage first.")
 		// An unused entry goes after the confirmation.
@@ -108,7 +108,7 @@ func TestStageOrderPages(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.Browser(f.Admin.Email)
-		deals := masterID(t, e, f, store.KindStage, "Deals")
+		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
 		c.Get("/settings/masters/stage").Has(fmt.Sprintf(`action="/settings/masters/stage/%d/move"`, deals), `data-testid="move-up-Deals"`)
 		c.Form(fmt.Sprintf("/settings/masters/stage/%d/move", deals), url.Values{"dir": {"down"}}).WantStatus(303)
 		if got := strings.Join(masterNames(t, e, f, store.KindStage), ","); got != "Leads,Won,Deals,Lost" {
@@ -128,7 +128,7 @@ func TestStageOrderPages(t *testing.T) {
 			t.Fatal("board ignores the stage order")
 		}
 		// Only stages are ordered here.
-		source := masterID(t, e, f, store.KindSource, "Website")
+		source := apptest.MasterID(t, e, f, store.KindSource, "Website")
 		c.Form(fmt.Sprintf("/settings/masters/source/%d/move", source), url.Values{"dir": {"down"}}).WantStatus(404)
 	})
 }
@@ -138,8 +138,8 @@ func TestStageSettingsPage(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.Browser(f.Admin.Email)
-		leads, deals := masterID(t, e, f, store.KindStage, "Leads"), masterID(t, e, f, store.KindStage, "Deals")
-		won, lost := masterID(t, e, f, store.KindStage, "Won"), masterID(t, e, f, store.KindStage, "Lost")
+		leads, deals := apptest.MasterID(t, e, f, store.KindStage, "Leads"), apptest.MasterID(t, e, f, store.KindStage, "Deals")
+		won, lost := apptest.MasterID(t, e, f, store.KindStage, "Won"), apptest.MasterID(t, e, f, store.KindStage, "Lost")
 		c.Get("/settings/stages").WantStatus(200).Has(`data-testid="stage-settings"`, `<label for="f-won-stage-id">`,
 			fmt.Sprintf(`<option value="%d" selected>Won</option>`, won))
 		id := func(n int64) string { return strconv.FormatInt(n, 10) }
@@ -163,7 +163,7 @@ func TestSettingsPagesIsolateTenants(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a, b := e.Tenant("Alpha"), e.Tenant("Beta")
-		stage := masterID(t, e, a, store.KindStage, "Deals")
+		stage := apptest.MasterID(t, e, a, store.KindStage, "Deals")
 		cb := e.Browser(b.Admin.Email)
 		base := fmt.Sprintf("/settings/masters/stage/%d", stage)
 		cb.Get(base + "/delete").WantStatus(404)
@@ -183,7 +183,7 @@ func TestSettingsPagesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		stage := masterID(t, e, f, store.KindStage, "Deals")
+		stage := apptest.MasterID(t, e, f, store.KindStage, "Deals")
 		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureSettings: {View: true}}).Email)
 		nobody := e.Browser(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: auth.Full}).Email)
 		base := fmt.Sprintf("/settings/masters/stage/%d", stage)

@@ -1,4 +1,4 @@
-package app_test
+package clients_test
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ func TestConvertLeadToClient(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		id := newLead(t, c, "Convert Me")
+		id := apptest.NewLead(t, c, "Convert Me")
 		r := c.Do("POST", fmt.Sprintf("/v1/api/lead/convert-to-client/%d", id), nil)
 		if r.Status != 201 || r.Env().Message != "Lead converted to a client" {
 			t.Fatalf("convert: %d %s", r.Status, r.Body)
@@ -29,7 +29,7 @@ func TestConvertLeadToClient(t *testing.T) {
 		if lead["lead_stage_name"] != "Won" {
 			t.Fatalf("lead stage: %v", lead["lead_stage_name"])
 		}
-		j := journey(t, c, id)
+		j := apptest.Journey(t, c, id)
 		if j[0].Action != "convert" || j[1].Action != "stage" {
 			t.Fatalf("lead journey: %+v", j)
 		}
@@ -98,7 +98,7 @@ func TestClientRoutesRefuseWithoutPermission(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		leadsOnly := e.APIClient(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
-		id := newLead(t, leadsOnly, "Lead")
+		id := apptest.NewLead(t, leadsOnly, "Lead")
 		calls := []struct{ method, path string }{
 			{"POST", "/v1/api/client/create-customer-client"},
 			{"PUT", "/v1/api/client/update-customer-client/1"},

@@ -1,10 +1,11 @@
-package app_test
+package leads_test
 
 import (
-	"crm/app/apptest"
 	"regexp"
 	"strings"
 	"testing"
+
+	"crm/app/apptest"
 )
 
 // The date ranges of the lead list and the dashboard are picker fields: the native date

@@ -1,4 +1,4 @@
-package app_test
+package exports_test
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -17,44 +16,6 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 )
-
-// exportCSV downloads an export and returns its records without the byte order mark,
-// checking it is a CSV attachment.
-func exportCSV(t *testing.T, c *apptest.Client, path string, comma rune) [][]string {
-	t.Helper()
-	r := c.Get(path)
-	if r.Status != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
-		t.Fatalf("GET %s: content type %q", path, ct)
-	}
-	if cd := r.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment; filename=") || !strings.HasSuffix(cd, ".csv") {
-		t.Fatalf("GET %s: content disposition %q", path, cd)
-	}
-	if !strings.HasPrefix(r.Body, bom) {
-		t.Fatalf("GET %s: no byte order mark: %.40q", path, r.Body)
-	}
-	recs, err := readCSV(strings.TrimPrefix(r.Body, bom), comma)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	return recs
-}
-
-// exportIDs are the ids of an export's rows, in order.
-func exportIDs(t *testing.T, recs [][]string) []int64 {
-	t.Helper()
-	var out []int64
-	for _, rec := range recs[1:] {
-		id, err := strconv.ParseInt(rec[0], 10, 64)
-		if err != nil {
-			t.Fatalf("id %q", rec[0])
-		}
-		out = append(out, id)
-	}
-	return out
-}
 
 // listIDs walks the lead list for q page by page, as the list page would show it.
 func listIDs(t *testing.T, s store.Scope, q store.LeadQuery) []int64 {
@@ -87,7 +48,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		f := e.Tenant("Acme")
 		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
 		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
-		stages := []int64{stageID(t, e, f, store.KindStage, "Leads"), stageID(t, e, f, store.KindStage, "Deals"), stageID(t, e, f, store.KindStage, "Won")}
+		stages := []int64{apptest.MasterID(t, e, f, store.KindStage, "Leads"), apptest.MasterID(t, e, f, store.KindStage, "Deals"), apptest.MasterID(t, e, f, store.KindStage, "Won")}
 		for i := range 230 {
 			in := store.LeadInput{CustomerName: fmt.Sprintf("Lead %03d", i), CompanyName: fmt.Sprintf("Co %d", i%7),
 				CompanyEmail: fmt.Sprintf("lead%d@x.test", i), LeadStageID: &stages[i%3]}
@@ -99,7 +60,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 			}
 		}
 		repScope := e.DB.Tenant(f.Tenant.ID, rep.ID)
-		hot := stageID(t, e, f, store.KindType, "Hot")
+		hot := apptest.MasterID(t, e, f, store.KindType, "Hot")
 		special, _, err := repScope.CreateLead(ctx, store.LeadInput{CustomerTitle: "Ms.", CustomerName: "Zed, \"the\" Rep", CompanyName: "Rep Co",
 			CompanyEmail: "zed@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", LeadTypeID: &hot,
 			BillingAddress:  &store.Address{FlatNo: "12", Street: "Main St", City: "Chennai", State: "Tamil Nadu", Zip: "600001", Country: "India"},
@@ -113,7 +74,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		}
 
 		b := e.Browser(f.Admin.Email)
-		recs := exportCSV(t, b, "/leads/export.csv", ',')
+		recs := apptest.ExportCSV(t, b, "/leads/export.csv", ',')
 		want := []string{"ID", "Customer title", "Customer name", "Company", "Email", "Dial code", "Phone", "Company type", "Type",
 			"Source", "Status", "Stage", "Owner", "Created by", "Created at", "Billing flat/door no", "Billing street", "Billing city",
 			"Billing state", "Billing zip", "Billing country", "Shipping flat/door no", "Shipping street", "Shipping city",
@@ -123,7 +84,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		}
 		// Everything of the tenant, newest first, through the pages of the list.
 		all := listIDs(t, admin, store.LeadQuery{})
-		if got := exportIDs(t, recs); len(got) != 231 || !sameIDs(got, all) {
+		if got := apptest.ExportIDs(t, recs); len(got) != 231 || !sameIDs(got, all) {
 			t.Fatalf("all leads: %d exported, want %d in list order", len(got), len(all))
 		}
 		first := recs[1]
@@ -148,7 +109,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 			{"from=" + time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02"), store.LeadQuery{CreatedFrom: time.Now().UTC().AddDate(0, 0, 1)}},
 			{"search=co+3&limit=20&after=junk", store.LeadQuery{Search: "co 3"}},
 		} {
-			got := exportIDs(t, exportCSV(t, b, "/leads/export.csv?"+tc.query, ','))
+			got := apptest.ExportIDs(t, apptest.ExportCSV(t, b, "/leads/export.csv?"+tc.query, ','))
 			if tc.q.CreatedFrom.IsZero() {
 				if wantIDs := listIDs(t, admin, tc.q); !sameIDs(got, wantIDs) || len(got) == 0 {
 					t.Errorf("%s: exported %v, want %v", tc.query, got, wantIDs)
@@ -159,8 +120,8 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		}
 		// The API path is the same export; a semicolon on request.
 		api := e.APIClient(f.Admin.Email)
-		apiRecs := exportCSV(t, api, "/v1/api/lead/export-customer-lead?stage_id="+strconv.FormatInt(stages[2], 10)+"&delimiter=semicolon", ';')
-		if got := exportIDs(t, apiRecs); !sameIDs(got, listIDs(t, admin, store.LeadQuery{StageIDs: []int64{stages[2]}})) {
+		apiRecs := apptest.ExportCSV(t, api, "/v1/api/lead/export-customer-lead?stage_id="+strconv.FormatInt(stages[2], 10)+"&delimiter=semicolon", ';')
+		if got := apptest.ExportIDs(t, apiRecs); !sameIDs(got, listIDs(t, admin, store.LeadQuery{StageIDs: []int64{stages[2]}})) {
 			t.Errorf("API export: %v", got)
 		}
 		if r := api.Get("/v1/api/lead/export-customer-lead?stage_id=abc"); r.Status != 422 || r.Env().Errors["stage_id"] != "invalid" {
@@ -175,13 +136,13 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if plain, _ := io.ReadAll(zr); !bytes.HasPrefix(plain, []byte(bom+"ID,")) || bytes.Count(plain, []byte("@x.test")) != 231 {
+		if plain, _ := io.ReadAll(zr); !bytes.HasPrefix(plain, []byte(apptest.BOM+"ID,")) || bytes.Count(plain, []byte("@x.test")) != 231 {
 			t.Errorf("gzip body: %.60q", plain)
 		}
 
 		// A user limited to their own leads exports only those (owned or created).
-		repRecs := exportCSV(t, e.APIClient(rep.Email), "/v1/api/lead/export-customer-lead", ',')
-		if got := exportIDs(t, repRecs); len(got) != 24 || !sameIDs(got, listIDs(t, repScope.WithPermissions(auth.Permissions{
+		repRecs := apptest.ExportCSV(t, e.APIClient(rep.Email), "/v1/api/lead/export-customer-lead", ',')
+		if got := apptest.ExportIDs(t, repRecs); len(got) != 24 || !sameIDs(got, listIDs(t, repScope.WithPermissions(auth.Permissions{
 			auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}}), store.LeadQuery{})) {
 			t.Errorf("own leads: %d exported", len(got))
 		}
@@ -203,7 +164,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 		f := e.Tenant("Acme")
 		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
 		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
-		partnership := stageID(t, e, f, store.KindBusinessType, "Partnership")
+		partnership := apptest.MasterID(t, e, f, store.KindBusinessType, "Partnership")
 		for i := range 130 {
 			in := store.ClientInput{CustomerName: fmt.Sprintf("Client %03d", i), CompanyEmail: fmt.Sprintf("c%d@x.test", i)}
 			if i%2 == 0 {
@@ -219,13 +180,13 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := e.Browser(f.Admin.Email)
-		recs := exportCSV(t, b, "/clients/export.csv", ',')
+		recs := apptest.ExportCSV(t, b, "/clients/export.csv", ',')
 		if strings.Join(recs[0], "|") != "ID|Customer title|Customer name|Company|Email|Dial code|Phone|Company type|Owner|Created by|Created at|"+
 			"Billing flat/door no|Billing street|Billing city|Billing state|Billing zip|Billing country|Shipping flat/door no|"+
 			"Shipping street|Shipping city|Shipping state|Shipping zip|Shipping country|Notes" {
 			t.Fatalf("header: %q", recs[0])
 		}
-		ids := exportIDs(t, recs)
+		ids := apptest.ExportIDs(t, recs)
 		if len(ids) != 131 || ids[0] != mine.ID {
 			t.Fatalf("all clients: %d, first %v", len(ids), ids[:1])
 		}
@@ -239,11 +200,11 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 		if recs[1][8] != rep.Name || recs[1][22] != "India" || recs[len(recs)-1][7] != "Partnership" {
 			t.Errorf("rows: %q … %q", recs[1], recs[len(recs)-1])
 		}
-		got := exportIDs(t, exportCSV(t, e.APIClient(f.Admin.Email), "/v1/api/client/export-customer-client?search=client+01&sort=name", ','))
+		got := apptest.ExportIDs(t, apptest.ExportCSV(t, e.APIClient(f.Admin.Email), "/v1/api/client/export-customer-client?search=client+01&sort=name", ','))
 		if len(got) != 10 {
 			t.Errorf("search: %d clients", len(got))
 		}
-		own := exportIDs(t, exportCSV(t, e.APIClient(rep.Email), "/v1/api/client/export-customer-client", ','))
+		own := apptest.ExportIDs(t, apptest.ExportCSV(t, e.APIClient(rep.Email), "/v1/api/client/export-customer-client", ','))
 		if len(own) != 1 || own[0] != mine.ID {
 			t.Errorf("own clients: %v", own)
 		}
@@ -252,7 +213,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 			t.Errorf("without permission: %d", r.Status)
 		}
 		other := e.APIClient(e.Tenant("Globex").Admin.Email)
-		if recs := exportCSV(t, other, "/v1/api/client/export-customer-client", ','); len(recs) != 1 {
+		if recs := apptest.ExportCSV(t, other, "/v1/api/client/export-customer-client", ','); len(recs) != 1 {
 			t.Errorf("another tenant sees %d clients", len(recs)-1)
 		}
 	})

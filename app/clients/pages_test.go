@@ -1,4 +1,4 @@
-package app_test
+package clients_test
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func TestClientPagesConvertFromLeadPage(t *testing.T) {
 		f := e.Tenant("Acme")
 		api := e.APIClient(f.Admin.Email)
 		b := e.Browser(f.Admin.Email)
-		id := newLead(t, api, "Convert Me")
+		id := apptest.NewLead(t, api, "Convert Me")
 		lead := b.Get(fmt.Sprintf("/leads/%d", id))
 		if lead.Status != 200 || !strings.Contains(lead.Body, `data-testid="lead-convert"`) {
 			t.Fatalf("lead page has no convert button: %d %.500s", lead.Status, lead.Body)
@@ -89,7 +89,7 @@ func TestClientPagesCreateEditDelete(t *testing.T) {
 			t.Fatal("update did not land")
 		}
 		// The client page takes documents too.
-		if r := b.UploadFiles(loc+"/documents", "id", apptest.Upload{Name: "id.pdf", Data: pdfBytes}); r.Status != 303 {
+		if r := b.UploadFiles(loc+"/documents", "id", apptest.Upload{Name: "id.pdf", Data: apptest.PDFBytes}); r.Status != 303 {
 			t.Fatalf("client upload: %d %.300s", r.Status, r.Body)
 		}
 		if r := b.Get(loc); strings.Count(r.Body, `data-testid="document"`) != 1 || !strings.Contains(r.Body, "/v1/api/client/download-document/") {
@@ -115,7 +115,7 @@ func TestClientPagesTenantAndPermissions(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		api := e.APIClient(f.Admin.Email)
-		id := newLead(t, api, "Mine")
+		id := apptest.NewLead(t, api, "Mine")
 		loc := clientLocation(t, e.Browser(f.Admin.Email).Form(fmt.Sprintf("/leads/%d/convert", id), url.Values{}))
 		other := e.Browser(e.Tenant("Other").Admin.Email)
 		for _, p := range []string{loc, loc + "/edit", loc + "/delete"} {
@@ -135,7 +135,7 @@ func TestClientPagesTenantAndPermissions(t *testing.T) {
 				t.Errorf("no client permission GET %s: %d", p, r.Status)
 			}
 		}
-		id2 := newLead(t, api, "Other Lead")
+		id2 := apptest.NewLead(t, api, "Other Lead")
 		if r := leadsOnly.Form(fmt.Sprintf("/leads/%d/convert", id2), url.Values{}); r.Status != 403 {
 			t.Errorf("no client permission convert: %d", r.Status)
 		}

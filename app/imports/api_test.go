@@ -1,12 +1,9 @@
-package app_test
+package imports_test
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,8 +13,6 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 )
-
-var bom = "\ufeff"
 
 // importData is an import as view-import shows it.
 type importData struct {
@@ -178,21 +173,6 @@ func seedLead(t *testing.T, e *apptest.Env, f apptest.Tenant, in store.LeadInput
 	return v
 }
 
-func stageID(t *testing.T, e *apptest.Env, f apptest.Tenant, kind store.MasterKind, name string) int64 {
-	t.Helper()
-	ms, err := e.DB.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.Name == name {
-			return m.ID
-		}
-	}
-	t.Fatalf("no %s %q", kind, name)
-	return 0
-}
-
 // The same file of good, duplicate and bad rows, in each mode.
 const modesCSV = "Name,E-mail,Phone,Stage,Company,Billing City\n" +
 	"New A,a@x.test,90000 00010,Deals,A Co,Chennai\n" + // 2
@@ -250,7 +230,7 @@ func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 		}
 
 		// The report, from the API too: every row, its result and reason, then its cells.
-		if recs := exportCSV(t, c, fmt.Sprintf("/v1/api/import/report-import/%d", im.ID), ','); len(recs) != 8 ||
+		if recs := apptest.ExportCSV(t, c, fmt.Sprintf("/v1/api/import/report-import/%d", im.ID), ','); len(recs) != 8 ||
 			recs[2][1] != "Skipped" || recs[2][2] != strconv.FormatInt(old.ID, 10) || recs[3][3] != "Email: Enter a valid email address." ||
 			recs[3][5] != "not-an-email" {
 			t.Errorf("report: %q", recs)
@@ -316,7 +296,7 @@ func TestImportReadsBOMSemicolonsAndSuggestsColumns(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		data := bom + "Full Name;E-Mail;company_email;Tel;Lead Source;Owner;Shipping Postcode;Comments;Extra\r\n" +
+		data := apptest.BOM + "Full Name;E-Mail;company_email;Tel;Lead Source;Owner;Shipping Postcode;Comments;Extra\r\n" +
 			"Zoé Martin;zoe@x.test;zoe2@x.test;0612345678;Referral;" + f.Admin.Email + ";75001;\"a; b, c\";x\r\n" +
 			"Li Wei;li@x.test;;;;;;;\r\n"
 		im := uploadCSV(t, c, store.EntityLead, "people.csv", data)
@@ -432,8 +412,8 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 		sales := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
 		ctx := context.Background()
 		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
-		deals := stageID(t, e, f, store.KindStage, "Deals")
-		hot := stageID(t, e, f, store.KindType, "Hot")
+		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
+		hot := apptest.MasterID(t, e, f, store.KindType, "Hot")
 		kept := seedLead(t, e, f, store.LeadInput{CustomerTitle: "Dr.", CustomerName: "Kept", CompanyName: "Kept Co",
 			CompanyEmail: "kept@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9333333333", LeadStageID: &deals,
 			LeadTypeID: &hot, OwnerID: &sales.ID, BillingAddress: &store.Address{FlatNo: "1", City: "Chennai", Country: "India"},
@@ -686,95 +666,4 @@ func TestImportTenantIsolationAndPermissions(t *testing.T) {
 			t.Errorf("new import page without permission: %d", r.Status)
 		}
 	})
-}
-
-func TestImportPages(t *testing.T) {
-	t.Parallel()
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := e.Tenant("Acme")
-		b := e.Browser(f.Admin.Email)
-		if r := b.Get("/imports"); r.Status != 200 || !strings.Contains(r.Body, "You have not imported anything yet.") {
-			t.Fatalf("empty list: %d", r.Status)
-		}
-		if r := b.Get("/imports/new"); r.Status != 200 || !strings.Contains(r.Body, `enctype="multipart/form-data"`) ||
-			!strings.Contains(r.Body, `<option value="lead"`) {
-			t.Fatalf("new page: %d %s", r.Status, r.Body)
-		}
-		// A refused file comes back to the form with the reason next to the file field.
-		r := b.MultipartFile("/imports/new", url.Values{"entity": {"lead"}}, "file", "empty.csv", nil)
-		if r.Status != 422 || !strings.Contains(r.Body, `id="f-file-error"`) || !strings.Contains(r.Body, "The file is empty.") {
-			t.Fatalf("empty upload: %d %s", r.Status, r.Body)
-		}
-		data := bom + "Nom;Email;Phone\nAna;ana@x.test;9000000001\nBad;bad;\n"
-		r = b.MultipartFile("/imports/new", url.Values{"entity": {"lead"}}, "file", "people.csv", []byte(data))
-		if r.Status != http.StatusSeeOther {
-			t.Fatalf("upload: %d %s", r.Status, r.Body)
-		}
-		page := r.Header.Get("Location")
-		id := strings.TrimPrefix(page, "/imports/")
-		r = b.Get(page)
-		if r.Status != 200 || !strings.Contains(r.Body, `data-testid="import-mapping"`) ||
-			!regexp.MustCompile(`<option value="company_email" selected>`).MatchString(r.Body) ||
-			!strings.Contains(r.Body, "ana@x.test") {
-			t.Fatalf("mapping page: %d %s", r.Status, r.Body)
-		}
-		// A mapping without the name column is refused with the reason.
-		r = b.Form(page+"/run", url.Values{"map.0": {""}, "map.1": {"company_email"}, "map.2": {""}, "mode": {"create"}, "match_key": {"email"}})
-		if r.Status != 422 || !strings.Contains(r.Body, "Choose the column that holds Customer name") {
-			t.Fatalf("refused mapping: %d %s", r.Status, r.Body)
-		}
-		r = b.Form(page+"/run", url.Values{"map.0": {"customer_name"}, "map.1": {"company_email"}, "map.2": {"company_phone_number"},
-			"mode": {"create"}, "match_key": {"email"}})
-		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != page {
-			t.Fatalf("run: %d %s", r.Status, r.Body)
-		}
-		api := e.APIClient(f.Admin.Email)
-		n, _ := strconv.ParseInt(id, 10, 64)
-		waitImport(t, api, n)
-		// The progress fragment, once the import is over, is the report without polling.
-		r = b.Get(page+"/progress", "HX-Request", "true", "HX-Target", "import-status")
-		if r.Status != 200 || strings.Contains(r.Body, "hx-trigger") || !strings.Contains(r.Body, `data-testid="import-report"`) ||
-			strings.Contains(r.Body, "<html") {
-			t.Fatalf("progress fragment: %d %s", r.Status, r.Body)
-		}
-		r = b.Get(page)
-		if r.Status != 200 || !strings.Contains(r.Body, "Import finished") || !strings.Contains(r.Body, "Email: Enter a valid email address.") ||
-			!strings.Contains(r.Body, `href="/imports/`+id+`/undo"`) {
-			t.Fatalf("report page: %d %s", r.Status, r.Body)
-		}
-		// The downloadable report: every row with its result and reason, then the row's cells.
-		r = b.Get(page + "/report.csv")
-		if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Disposition"), "attachment") || !strings.HasPrefix(r.Body, bom) {
-			t.Fatalf("report: %d %v", r.Status, r.Header)
-		}
-		recs, err := readCSV(strings.TrimPrefix(r.Body, bom), ';')
-		if err != nil || len(recs) != 3 || strings.Join(recs[0], "|") != "Row|Result|Record|Reason|Nom|Email|Phone" ||
-			recs[1][1] != "Created" || recs[1][2] == "" || recs[2][0] != "3" || recs[2][1] != "Failed" ||
-			recs[2][3] != "Email: Enter a valid email address." || recs[2][5] != "bad" {
-			t.Fatalf("report CSV: %q %v", recs, err)
-		}
-		if r := b.Get("/imports"); r.Status != 200 || !strings.Contains(r.Body, "people.csv") || !strings.Contains(r.Body, ">Done<") {
-			t.Fatalf("list: %d %s", r.Status, r.Body)
-		}
-		// Undo: a confirmation step, then the progress, then the report.
-		if r := b.Get(page + "/undo"); r.Status != 200 || !strings.Contains(r.Body, `data-testid="confirm-submit"`) {
-			t.Fatalf("undo confirm: %d %s", r.Status, r.Body)
-		}
-		if r := b.Form(page+"/undo", url.Values{}); r.Status != http.StatusSeeOther {
-			t.Fatalf("undo: %d %s", r.Status, r.Body)
-		}
-		if im := waitImport(t, api, n); im.Status != store.ImportUndone {
-			t.Fatalf("undo: %+v", im)
-		}
-		if r := b.Get(page); !strings.Contains(r.Body, "Import undone") || strings.Contains(r.Body, `/undo"`) {
-			t.Fatalf("undone page: %s", r.Body)
-		}
-	})
-}
-
-func readCSV(s string, comma rune) ([][]string, error) {
-	r := csv.NewReader(strings.NewReader(s))
-	r.Comma = comma
-	r.FieldsPerRecord = -1
-	return r.ReadAll()
 }

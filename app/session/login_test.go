@@ -1,4 +1,4 @@
-package app_test
+package session_test
 
 import (
 	"encoding/json"

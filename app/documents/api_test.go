@@ -1,34 +1,24 @@
-package app_test
+package documents_test
 
 import (
 	"bytes"
-	"crm/app/apptest"
 	"fmt"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crm/app/apptest"
 )
-
-var pdfBytes = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << >>\n%%EOF\n")
-
-func pngBytes(t *testing.T) []byte {
-	t.Helper()
-	url := pngDataURL(t, 4)
-	b, _ := apptest.Base64Decode(strings.TrimPrefix(url, "data:image/png;base64,"))
-	return b
-}
 
 func TestDocumentsUploadPreviewDownloadDelete(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		id := newLead(t, c, "Doc Lead")
+		id := apptest.NewLead(t, c, "Doc Lead")
 		r := c.UploadFiles(fmt.Sprintf("/v1/api/lead/create-document/%d", id), "contract",
-			apptest.Upload{Name: "offer.pdf", Data: pdfBytes}, apptest.Upload{Name: "logo.png", Data: pngBytes(t)})
+			apptest.Upload{Name: "offer.pdf", Data: apptest.PDFBytes}, apptest.Upload{Name: "logo.png", Data: apptest.PNGBytes(t)})
 		var env struct {
 			Message string `json:"message"`
 			Data    []struct {
@@ -42,12 +32,12 @@ func TestDocumentsUploadPreviewDownloadDelete(t *testing.T) {
 		}
 		apptest.MustJSON(t, r.Body, &env)
 		if r.Status != 201 || env.Message != "Documents uploaded" || len(env.Data) != 2 || env.Data[0].Name != "offer.pdf" || env.Data[0].MediaType != "application/pdf" ||
-			env.Data[0].Tag != "contract" || env.Data[0].Size != fmt.Sprintf("%.2f KB", float64(len(pdfBytes))/1024) ||
+			env.Data[0].Tag != "contract" || env.Data[0].Size != fmt.Sprintf("%.2f KB", float64(len(apptest.PDFBytes))/1024) ||
 			env.Data[1].MediaType != "image/png" {
 			t.Fatalf("preview records: %s", r.Body)
 		}
 		dl := c.Get(env.Data[0].URL)
-		if dl.Status != 200 || dl.Body != string(pdfBytes) || !strings.HasPrefix(dl.Header.Get("Content-Disposition"), "attachment") ||
+		if dl.Status != 200 || dl.Body != string(apptest.PDFBytes) || !strings.HasPrefix(dl.Header.Get("Content-Disposition"), "attachment") ||
 			dl.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Fatalf("download: %d %v", dl.Status, dl.Header)
 		}
@@ -83,17 +73,17 @@ func TestDocumentLimitsAndContent(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		id := newLead(t, c, "Limit Lead")
+		id := apptest.NewLead(t, c, "Limit Lead")
 		path := fmt.Sprintf("/v1/api/lead/create-document/%d", id)
 		six := make([]apptest.Upload, 6)
 		for i := range six {
-			six[i] = apptest.Upload{Name: fmt.Sprintf("f%d.pdf", i), Data: pdfBytes}
+			six[i] = apptest.Upload{Name: fmt.Sprintf("f%d.pdf", i), Data: apptest.PDFBytes}
 		}
 		if r := c.UploadFiles(path, "", six...); r.Status != 422 || r.Env().Errors["files"] != "tooManyFiles" {
 			t.Fatalf("six files: %d %s", r.Status, r.Body)
 		}
-		big := append(append([]byte{}, pdfBytes...), bytes.Repeat([]byte("x"), 2048*1024)...)
-		if r := c.UploadFiles(path, "", apptest.Upload{Name: "ok.pdf", Data: pdfBytes}, apptest.Upload{Name: "big.pdf", Data: big}); r.Status != 413 || r.Env().Message != `"big.pdf" is larger than 2048 KB.` {
+		big := append(append([]byte{}, apptest.PDFBytes...), bytes.Repeat([]byte("x"), 2048*1024)...)
+		if r := c.UploadFiles(path, "", apptest.Upload{Name: "ok.pdf", Data: apptest.PDFBytes}, apptest.Upload{Name: "big.pdf", Data: big}); r.Status != 413 || r.Env().Message != `"big.pdf" is larger than 2048 KB.` {
 			t.Fatalf("big file: %d %.200s", r.Status, r.Body)
 		}
 		// An executable renamed to .pdf is refused by its bytes.
@@ -123,39 +113,4 @@ func countFiles(t *testing.T, e *apptest.Env) int {
 		return nil
 	})
 	return n
-}
-
-// TestLeadPageDeletesRemoveDocumentFiles: deleting leads from the admin pages, one or in
-// bulk, removes their stored files as the API does.
-func TestLeadPageDeletesRemoveDocumentFiles(t *testing.T) {
-	t.Parallel()
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := e.Tenant("Acme")
-		api := e.APIClient(f.Admin.Email)
-		page := e.Browser(f.Admin.Email)
-		var ids []int64
-		for _, name := range []string{"One", "Two", "Three"} {
-			id := newLead(t, api, name)
-			if r := api.UploadFiles(fmt.Sprintf("/v1/api/lead/create-document/%d", id), "", apptest.Upload{Name: "a.pdf", Data: pdfBytes}); r.Status != 201 {
-				t.Fatalf("upload: %d %s", r.Status, r.Body)
-			}
-			ids = append(ids, id)
-		}
-		if n := countFiles(t, e); n != 3 {
-			t.Fatalf("%d files stored, want 3", n)
-		}
-		if r := page.Form(fmt.Sprintf("/leads/%d/delete", ids[0]), nil); r.Status != http.StatusSeeOther && r.Status != 200 {
-			t.Fatalf("page delete: %d", r.Status)
-		}
-		if n := countFiles(t, e); n != 2 {
-			t.Fatalf("after the page delete %d files are left, want 2", n)
-		}
-		v := url.Values{"confirm": {"1"}, "ids": {fmt.Sprint(ids[1]), fmt.Sprint(ids[2])}}
-		if r := page.Form("/leads/bulk/delete", v); r.Status != http.StatusSeeOther && r.Status != 200 {
-			t.Fatalf("bulk delete: %d %s", r.Status, r.Body)
-		}
-		if n := countFiles(t, e); n != 0 {
-			t.Fatalf("after the bulk delete %d files are left", n)
-		}
-	})
 }

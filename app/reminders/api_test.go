@@ -1,10 +1,9 @@
-package app_test
+package reminders_test
 
 import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +17,7 @@ func TestRemindersAPI(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		lead := newLead(t, c, "Remind Lead")
+		lead := apptest.NewLead(t, c, "Remind Lead")
 		past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 		future := time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339)
 
@@ -86,32 +85,6 @@ func TestRemindersAPI(t *testing.T) {
 		}
 		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-remainders/%d", later), nil); r.Status != 200 {
 			t.Fatalf("delete: %d", r.Status)
-		}
-	})
-}
-
-func TestHomeShowsDueReminders(t *testing.T) {
-	t.Parallel()
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := e.Tenant("Acme")
-		c := e.APIClient(f.Admin.Email)
-		lead := newLead(t, c, "Due Lead")
-		b := e.Browser(f.Admin.Email)
-		if r := b.Get("/home"); strings.Contains(r.Body, `data-testid="home-due-reminders"`) {
-			t.Fatal("due reminders shown with none due")
-		}
-		c.Do("POST", "/v1/api/lead/create-remainders", map[string]any{"lead_id": lead, "title": "Ring Ana", "due_at": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)})
-		if _, err := jobs.FireReminders(context.Background(), e.DB, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		r := b.Get("/home")
-		if !strings.Contains(r.Body, `data-testid="home-due-reminders"`) || !strings.Contains(r.Body, "Ring Ana") ||
-			!strings.Contains(r.Body, `data-testid="reminder-overdue"`) {
-			t.Fatalf("home without the due reminder: %s", r.Body)
-		}
-		// Another tenant's home never shows it.
-		if r := e.Browser(e.Tenant("Other").Admin.Email).Get("/home"); strings.Contains(r.Body, "Ring Ana") {
-			t.Fatal("due reminder shown to another tenant")
 		}
 	})
 }

@@ -1,7 +1,6 @@
-package app_test
+package leads_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,66 +10,6 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 )
-
-// newLead creates a lead through the API and returns its id.
-func newLead(t *testing.T, c *apptest.Client, name string) int64 {
-	t.Helper()
-	r := c.Do("POST", "/v1/api/lead/create-customer-lead", map[string]any{
-		"customer_name": name, "company_name": name + " Co", "company_email": fmt.Sprintf("%s@example.com", slug(name)),
-		"company_phone_number": "0123456789"})
-	if r.Status != 201 {
-		t.Fatalf("create %s: %d %s", name, r.Status, r.Body)
-	}
-	return int64(r.Env().Data["id"].(float64))
-}
-
-func slug(s string) string {
-	out := []rune{}
-	for _, r := range s {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			out = append(out, r)
-		}
-	}
-	return string(out)
-}
-
-// masterID finds a master of the tenant by kind and name.
-func masterID(t *testing.T, e *apptest.Env, f apptest.Tenant, kind store.MasterKind, name string) int64 {
-	t.Helper()
-	ms, err := e.DB.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.Name == name {
-			return m.ID
-		}
-	}
-	t.Fatalf("no %s %q", kind, name)
-	return 0
-}
-
-type journeyRow struct {
-	Action    string  `json:"action"`
-	Before    *string `json:"before"`
-	After     *string `json:"after"`
-	ActorName string  `json:"actor_name"`
-}
-
-func journey(t *testing.T, c *apptest.Client, id int64) []journeyRow {
-	t.Helper()
-	r := c.Get(fmt.Sprintf("/v1/api/lead/list-customer-journey?lead_id=%d&limit=50", id))
-	if r.Status != 200 {
-		t.Fatalf("journey: %d %s", r.Status, r.Body)
-	}
-	var env struct {
-		Data struct {
-			Result []journeyRow `json:"result"`
-		} `json:"data"`
-	}
-	apptest.MustJSON(t, r.Body, &env)
-	return env.Data.Result
-}
 
 func decodeMap(t *testing.T, s *string) map[string]any {
 	t.Helper()
@@ -88,15 +27,15 @@ func TestLeadUpdateRecordsJourney(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		id := newLead(t, c, "Ana Silva")
-		won := masterID(t, e, f, store.KindStage, "Won")
+		id := apptest.NewLead(t, c, "Ana Silva")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
 		r := c.Do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{
 			"customer_name": "Ana Souza", "company_name": "Ana Silva Co", "company_email": "ana@example.com",
 			"company_phone_number": "0123456789", "lead_stage_id": won, "notes": "Met at the fair"})
 		if r.Status != 200 || r.Env().Message != "Lead updated successfully" || r.Env().Data["lead_stage_name"] != "Won" {
 			t.Fatalf("update: %d %s", r.Status, r.Body)
 		}
-		j := journey(t, c, id)
+		j := apptest.Journey(t, c, id)
 		if len(j) != 3 || j[0].Action != "stage" || j[1].Action != "update" || j[2].Action != "create" {
 			t.Fatalf("journey actions: %+v", j)
 		}
@@ -113,14 +52,14 @@ func TestLeadUpdateRecordsJourney(t *testing.T) {
 			t.Fatal("journey lacks who")
 		}
 		// Validation: bad email and a stage of another kind.
-		status := masterID(t, e, f, store.KindStatus, "Converted")
+		status := apptest.MasterID(t, e, f, store.KindStatus, "Converted")
 		r = c.Do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{
 			"customer_name": "Ana", "company_email": "nope", "lead_stage_id": status})
 		env := r.Env()
 		if r.Status != 422 || env.Errors["company_email"] != "invalidEmail" || env.Errors["lead_stage_id"] != "invalid" {
 			t.Fatalf("invalid update: %d %s", r.Status, r.Body)
 		}
-		if len(journey(t, c, id)) != 3 {
+		if len(apptest.Journey(t, c, id)) != 3 {
 			t.Fatal("a refused update was recorded")
 		}
 	})
@@ -131,16 +70,16 @@ func TestLeadQuickAndBulkChanges(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		ids := []int64{newLead(t, c, "One"), newLead(t, c, "Two"), newLead(t, c, "Three")}
-		deals := masterID(t, e, f, store.KindStage, "Deals")
+		ids := []int64{apptest.NewLead(t, c, "One"), apptest.NewLead(t, c, "Two"), apptest.NewLead(t, c, "Three")}
+		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
 		r := c.Do("PATCH", fmt.Sprintf("/v1/api/lead/update-stage-customer-lead/%d", ids[0]), map[string]any{"lead_stage_id": deals})
 		if r.Status != 200 || r.Env().Data["lead_stage_name"] != "Deals" {
 			t.Fatalf("stage change: %d %s", r.Status, r.Body)
 		}
-		if j := journey(t, c, ids[0]); j[0].Action != "stage" || *j[0].Before != `"Leads"` || *j[0].After != `"Deals"` {
+		if j := apptest.Journey(t, c, ids[0]); j[0].Action != "stage" || *j[0].Before != `"Leads"` || *j[0].After != `"Deals"` {
 			t.Fatalf("stage journey: %+v", j[0])
 		}
-		contact := masterID(t, e, f, store.KindStatus, "Attempt to contact")
+		contact := apptest.MasterID(t, e, f, store.KindStatus, "Attempt to contact")
 		r = c.Do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids, "lead_status_id": contact})
 		if r.Status != 200 || r.Env().Message != "3 leads updated" {
 			t.Fatalf("bulk status: %d %s", r.Status, r.Body)
@@ -166,7 +105,7 @@ func TestLeadQuickAndBulkChanges(t *testing.T) {
 			t.Fatal("bulk delete left leads")
 		}
 		// The deleted lead's journey stays readable to the admin.
-		if j := journey(t, c, ids[2]); len(j) == 0 || j[0].Action != "delete" {
+		if j := apptest.Journey(t, c, ids[2]); len(j) == 0 || j[0].Action != "delete" {
 			t.Fatalf("journey after delete: %+v", j)
 		}
 	})
@@ -177,7 +116,7 @@ func TestDuplicateWarning(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		id := newLead(t, c, "Dup One")
+		id := apptest.NewLead(t, c, "Dup One")
 		r := c.Get("/v1/api/lead/duplicate-customer-lead?email=dupone@example.com")
 		var env struct {
 			Data []struct {
@@ -196,99 +135,6 @@ func TestDuplicateWarning(t *testing.T) {
 		apptest.MustJSON(t, e.APIClient(other.Admin.Email).Get("/v1/api/lead/duplicate-customer-lead?email=dupone@example.com").Body, &env)
 		if len(env.Data) != 0 {
 			t.Fatal("duplicate check crosses tenants")
-		}
-	})
-}
-
-func TestMastersAndStageSettings(t *testing.T) {
-	t.Parallel()
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := e.Tenant("Acme")
-		c := e.APIClient(f.Admin.Email)
-		r := c.Do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "Trade fair"})
-		if r.Status != 201 || r.Env().Message != "Saved successfully" {
-			t.Fatalf("create source: %d %s", r.Status, r.Body)
-		}
-		fair := int64(r.Env().Data["id"].(float64))
-		if r := c.Do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "Trade fair"}); r.Status != 422 || r.Env().Errors["name"] != "taken" {
-			t.Fatalf("duplicate name: %d %s", r.Status, r.Body)
-		}
-		if r := c.Do("POST", "/v1/api/create-lead-source-master", map[string]string{"name": "<i>x</i>"}); r.Status != 422 || r.Env().Errors["name"] != "htmlNotAllowed" {
-			t.Fatalf("html name: %d", r.Status)
-		}
-		r = c.Do("PUT", fmt.Sprintf("/v1/api/update-lead-source-master/%d", fair), map[string]string{"name": "Trade show"})
-		if r.Status != 200 || r.Env().Data["name"] != "Trade show" {
-			t.Fatalf("rename: %d %s", r.Status, r.Body)
-		}
-		// In use: refused with the count.
-		id := newLead(t, c, "Fair Lead")
-		c.Do("PUT", fmt.Sprintf("/v1/api/lead/update-customer-lead/%d", id), map[string]any{"customer_name": "Fair Lead", "company_email": "fairlead@example.com", "lead_source_id": fair})
-		r = c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-source-master/%d", fair), nil)
-		if r.Status != 409 || r.Env().Message != "This entry is used by 1 lead and cannot be deleted." {
-			t.Fatalf("delete in use: %d %s", r.Status, r.Body)
-		}
-		list := c.Get("/v1/api/list-lead-source-master").Env()
-		found := false
-		for _, row := range list.Data["result"].([]any) {
-			m := row.(map[string]any)
-			if m["name"] == "Trade show" && m["lead_count"] == 1.0 {
-				found = true
-			}
-		}
-		if !found {
-			t.Fatalf("list with usage: %v", list.Data)
-		}
-		c.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil)
-		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-source-master/%d", fair), nil); r.Status != 200 {
-			t.Fatalf("delete unused: %d %s", r.Status, r.Body)
-		}
-
-		// Stage order by drag: the new order is the dropdown's order.
-		var stages []int64
-		for _, n := range []string{"Won", "Lost", "Leads", "Deals"} {
-			stages = append(stages, masterID(t, e, f, store.KindStage, n))
-		}
-		if r := c.Do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages}); r.Status != 200 {
-			t.Fatalf("reorder: %d %s", r.Status, r.Body)
-		}
-		var dd struct {
-			Data []struct {
-				Label string `json:"label"`
-			} `json:"data"`
-		}
-		apptest.MustJSON(t, c.Get("/v1/api/dropdown-lead-stage-master").Body, &dd)
-		if len(dd.Data) != 4 || dd.Data[0].Label != "Won" || dd.Data[3].Label != "Deals" {
-			t.Fatalf("order: %+v", dd.Data)
-		}
-		if r := c.Do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages[:3]}); r.Status != 422 {
-			t.Fatalf("partial order accepted: %d", r.Status)
-		}
-
-		// Stage settings drive the won/lost counts and the default of new leads.
-		r = c.Get("/v1/api/view-or-create-lead-stage-setting")
-		st := r.Env().Data
-		if st["won_stage_id"] != float64(stages[0]) || st["lost_stage_id"] != float64(stages[1]) || st["default_stage_id"] != float64(stages[2]) {
-			t.Fatalf("settings: %v", st)
-		}
-		deals := stages[3]
-		r = c.Do("PUT", "/v1/api/update-lead-stage-setting", map[string]any{"default_stage_id": deals, "won_stage_id": deals, "lost_stage_id": stages[1]})
-		if r.Status != 200 {
-			t.Fatalf("update settings: %d %s", r.Status, r.Body)
-		}
-		id = newLead(t, c, "After Settings")
-		env := c.Get("/v1/api/lead/list-customer-lead").Env()
-		row := env.Data["result"].([]any)[0].(map[string]any)
-		if row["lead_stage_name"] != "Deals" || env.Data["summary"].(map[string]any)["won"] != 1.0 {
-			t.Fatalf("default and won follow the settings: %v %v", row["lead_stage_name"], env.Data["summary"])
-		}
-		if r := c.Do("PUT", "/v1/api/update-lead-stage-setting", map[string]any{"default_stage_id": deals, "won_stage_id": deals, "lost_stage_id": deals}); r.Status != 422 || r.Env().Errors["lost_stage_id"] != "wonLostSame" {
-			t.Fatalf("won = lost: %d %s", r.Status, r.Body)
-		}
-		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[2]), nil); r.Status != 200 {
-			t.Fatalf("delete a stage no longer in settings: %d %s", r.Status, r.Body)
-		}
-		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[1]), nil); r.Status != 422 {
-			t.Fatalf("delete the lost stage: %d %s", r.Status, r.Body)
 		}
 	})
 }
@@ -330,9 +176,9 @@ func TestLeadRoutesIsolateTenants(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a, b := e.Tenant("Alpha"), e.Tenant("Beta")
 		ca, cb := e.APIClient(a.Admin.Email), e.APIClient(b.Admin.Email)
-		lead := newLead(t, ca, "Alpha Lead")
-		source := masterID(t, e, a, store.KindSource, "Website")
-		bStage := masterID(t, e, b, store.KindStage, "Won")
+		lead := apptest.NewLead(t, ca, "Alpha Lead")
+		source := apptest.MasterID(t, e, a, store.KindSource, "Website")
+		bStage := apptest.MasterID(t, e, b, store.KindStage, "Won")
 		view := int64(ca.Do("POST", "/v1/api/lead/create-saved-view", map[string]string{"name": "v", "query": "a=1"}).Env().Data["id"].(float64))
 		calls := []struct {
 			method, path string
@@ -362,7 +208,7 @@ func TestLeadRoutesIsolateTenants(t *testing.T) {
 		if got["customer_name"] != "Alpha Lead" || got["lead_stage_name"] != "Leads" {
 			t.Fatalf("alpha's lead changed: %v", got)
 		}
-		if ms := masterID(t, e, a, store.KindSource, "Website"); ms != source {
+		if ms := apptest.MasterID(t, e, a, store.KindSource, "Website"); ms != source {
 			t.Fatal("alpha's master changed")
 		}
 		var dd struct {

@@ -1,4 +1,4 @@
-package app_test
+package clients_test
 
 import (
 	"cmp"
@@ -352,12 +352,12 @@ func TestClientBulkAPI(t *testing.T) {
 		if r := viewer.Do("PATCH", "/v1/api/client/bulk-update-customer-client", map[string]any{"ids": ids, "owner_id": x.sam.ID}); r.Status != 403 {
 			t.Errorf("view-only bulk update: %d", r.Status)
 		}
-		if r := viewer.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+bracket(ids...), nil); r.Status != 403 {
+		if r := viewer.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+apptest.Bracket(ids...), nil); r.Status != 403 {
 			t.Errorf("view-only bulk delete: %d", r.Status)
 		}
 
 		// Delete many: the reachable ones go, with their journeys.
-		r = admin.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+bracket(x.ids[4], x.ids[5], otherClient.ID), nil)
+		r = admin.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+apptest.Bracket(x.ids[4], x.ids[5], otherClient.ID), nil)
 		if r.Status != 200 || r.Env().Data["count"] != 2.0 || r.Env().Message != "2 clients deleted" {
 			t.Fatalf("bulk delete: %d %s", r.Status, r.Body)
 		}
@@ -367,7 +367,7 @@ func TestClientBulkAPI(t *testing.T) {
 		if _, err := e.DB.Tenant(other.Tenant.ID, other.Admin.ID).ClientView(ctx, otherClient.ID); err != nil {
 			t.Errorf("another tenant's client: %v", err)
 		}
-		if r := admin.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+bracket(otherClient.ID), nil); r.Status != 404 {
+		if r := admin.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+apptest.Bracket(otherClient.ID), nil); r.Status != 404 {
 			t.Errorf("only another tenant's: %d %s", r.Status, r.Body)
 		}
 		if r := admin.Do("DELETE", "/v1/api/client/delete-customer-client?ids=nope", nil); r.Status != 422 {
@@ -619,8 +619,8 @@ func TestClientListPagesOwnScope(t *testing.T) {
 		b.Form("/clients/bulk/owner", url.Values{"ids": {strconv.FormatInt(c.ID, 10)}, "owner_id": {strconv.FormatInt(x.sam.ID, 10)}}).
 			WantStatus(422)
 		b.Form("/clients/bulk/delete", url.Values{"ids": {strconv.FormatInt(x.ids[0], 10)}}).WantStatus(404)
-		recs := exportCSV(t, b, "/clients/export.csv", ',')
-		if ids := exportIDs(t, recs); !slices.Equal(ids, []int64{c.ID}) {
+		recs := apptest.ExportCSV(t, b, "/clients/export.csv", ',')
+		if ids := apptest.ExportIDs(t, recs); !slices.Equal(ids, []int64{c.ID}) {
 			t.Errorf("own scope export: %v", ids)
 		}
 	})
@@ -641,10 +641,10 @@ func TestClientExportHonoursFilters(t *testing.T) {
 			"converted=no&from=" + x.base.AddDate(0, 0, 5).Format(time.DateOnly) + "&to=" + x.base.AddDate(0, 0, 15).Format(time.DateOnly),
 		} {
 			want := rowIDs(walkClientAPI(t, api, q+"&limit=3"))
-			if got := exportIDs(t, exportCSV(t, b, "/clients/export.csv?"+q, ',')); !slices.Equal(got, want) {
+			if got := apptest.ExportIDs(t, apptest.ExportCSV(t, b, "/clients/export.csv?"+q, ',')); !slices.Equal(got, want) {
 				t.Errorf("export %q: %v, want %v", q, got, want)
 			}
-			if got := exportIDs(t, exportCSV(t, api, "/v1/api/client/export-customer-client?"+q, ',')); !slices.Equal(got, want) {
+			if got := apptest.ExportIDs(t, apptest.ExportCSV(t, api, "/v1/api/client/export-customer-client?"+q, ',')); !slices.Equal(got, want) {
 				t.Errorf("API export %q: %v, want %v", q, got, want)
 			}
 		}
@@ -654,7 +654,7 @@ func TestClientExportHonoursFilters(t *testing.T) {
 		if m == nil {
 			t.Fatal("no export link")
 		}
-		got := exportIDs(t, exportCSV(t, b, html.UnescapeString(m[1]), ','))
+		got := apptest.ExportIDs(t, apptest.ExportCSV(t, b, html.UnescapeString(m[1]), ','))
 		if !slices.Equal(got, []int64{x.ids[0], x.ids[5], x.ids[10], x.ids[15], x.ids[20]}) {
 			t.Errorf("export of the page's view: %v", got)
 		}
@@ -733,7 +733,7 @@ func TestClientListDatePicker(t *testing.T) {
 		// The reminder forms and /notifications: the shared field too, loaded as soon as it
 		// is on the page, with no script of their own.
 		api := e.APIClient(x.f.Admin.Email)
-		lead := fmt.Sprintf("/leads/%d", newLead(t, api, "Picker Lead"))
+		lead := fmt.Sprintf("/leads/%d", apptest.NewLead(t, api, "Picker Lead"))
 		for _, r := range []*apptest.Response{
 			b.Get(lead).WantStatus(200),
 			b.Form(lead+"/reminders", url.Values{"title": {"Call"}, "due_at": {"31/31/2020"}}).WantStatus(422),

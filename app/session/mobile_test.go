@@ -1,4 +1,4 @@
-package app_test
+package session_test
 
 import (
 	"encoding/json"
@@ -312,7 +312,7 @@ func TestMobileLocalesComplete(t *testing.T) {
 func TestMobileLocalesCoverTheIslands(t *testing.T) {
 	t.Parallel()
 	en := readMobileLocale(t, "en")
-	files, err := filepath.Glob("../islands/mobile/*.ts*")
+	files, err := filepath.Glob("../../islands/mobile/*.ts*")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("island sources not found: %v", err)
 	}

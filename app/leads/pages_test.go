@@ -1,9 +1,8 @@
-package app_test
+package leads_test
 
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"html"
 	"net/http"
@@ -17,27 +16,6 @@ import (
 	"crm/app/auth"
 	"crm/app/store"
 )
-
-// addLead creates a lead straight through the store, as user (0: the tenant's admin).
-func addLead(t *testing.T, e *apptest.Env, f apptest.Tenant, user int64, name string, mod ...func(*store.LeadInput)) int64 {
-	t.Helper()
-	if user == 0 {
-		user = f.Admin.ID
-	}
-	in := store.LeadInput{CustomerName: name, CompanyName: name + " Co", CompanyEmail: strings.ToLower(slug(name)) + "@example.com"}
-	for _, m := range mod {
-		m(&in)
-	}
-	l, _, err := e.DB.Tenant(f.Tenant.ID, user).CreateLead(context.Background(), in, "", "")
-	if err != nil {
-		t.Fatalf("add lead %s: %v", name, err)
-	}
-	return l.ID
-}
-
-func inStage(id int64) func(*store.LeadInput) {
-	return func(in *store.LeadInput) { in.LeadStageID = &id }
-}
 
 // storedLead reads a lead back as its tenant's admin sees it.
 func storedLead(t *testing.T, e *apptest.Env, f apptest.Tenant, id int64) *store.LeadView {
@@ -76,10 +54,10 @@ func TestLeadListPage(t *testing.T) {
 		c := e.Browser(f.Admin.Email)
 		c.Get("/leads").WantStatus(200).Has("No leads found", `href="/leads/new"`)
 
-		won := masterID(t, e, f, store.KindStage, "Won")
-		ana := addLead(t, e, f, 0, "Ana Silva", inStage(won))
-		addLead(t, e, f, 0, "Bruno Costa")
-		addLead(t, e, f, 0, "Carla Dias")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
+		ana := apptest.AddLead(t, e, f, 0, "Ana Silva", apptest.InStage(won))
+		apptest.AddLead(t, e, f, 0, "Bruno Costa")
+		apptest.AddLead(t, e, f, 0, "Carla Dias")
 
 		// The full page: shell, filters, the table and its tools.
 		full := c.Get("/leads").WantStatus(200)
@@ -121,7 +99,7 @@ func TestLeadListPaging(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		for i := range 25 {
-			addLead(t, e, f, 0, fmt.Sprintf("Lead %02d", i))
+			apptest.AddLead(t, e, f, 0, fmt.Sprintf("Lead %02d", i))
 		}
 		c := e.Browser(f.Admin.Email)
 		first := c.Get("/leads?sort=customer_name").WantStatus(200).Has("25 leads", "Lead 00", "Lead 19").Lacks("Lead 20")
@@ -190,7 +168,7 @@ func TestLeadFormPages(t *testing.T) {
 
 		// Edit: prefilled; a change lands in the journey with before → after.
 		c.Get(fmt.Sprintf("/leads/%d/edit", id)).WantStatus(200).Has(`value="Ana Silva"`, `value="ana@example.com"`)
-		won := masterID(t, e, f, store.KindStage, "Won")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
 		edit := leadForm("Ana Souza", "ana@example.com")
 		edit.Set("lead_stage_id", strconv.FormatInt(won, 10))
 		if loc := c.Form(fmt.Sprintf("/leads/%d/edit", id), edit).Location(); loc != fmt.Sprintf("/leads/%d", id) {
@@ -209,14 +187,14 @@ func TestLeadFormPages(t *testing.T) {
 		bad = leadForm("Ana Souza", "nope")
 		c.Form(fmt.Sprintf("/leads/%d/edit", id), bad).WantStatus(422).WantInlineError("f-company-email", "Enter a valid email address.")
 		c.Form(fmt.Sprintf("/leads/%d/edit", other), leadForm("Ana Other", "ana@example.com")).WantStatus(303)
-		third := addLead(t, e, f, 0, "Zed")
+		third := apptest.AddLead(t, e, f, 0, "Zed")
 		c.Form(fmt.Sprintf("/leads/%d/edit", third), leadForm("Zed", "ana@example.com")).WantStatus(200).
 			Has(`data-testid="duplicate-warning"`)
 
 		// Stage and status buttons.
-		lost := masterID(t, e, f, store.KindStage, "Lost")
+		lost := apptest.MasterID(t, e, f, store.KindStage, "Lost")
 		c.Form(fmt.Sprintf("/leads/%d/stage", id), url.Values{"lead_stage_id": {strconv.FormatInt(lost, 10)}}).WantStatus(303)
-		converted := masterID(t, e, f, store.KindStatus, "Converted")
+		converted := apptest.MasterID(t, e, f, store.KindStatus, "Converted")
 		c.Form(fmt.Sprintf("/leads/%d/status", id), url.Values{"lead_status_id": {strconv.FormatInt(converted, 10)}}).WantStatus(303)
 		if l := storedLead(t, e, f, id); l.LeadStageName != "Lost" || l.LeadStatusName != "Converted" {
 			t.Fatalf("quick changes: %s / %s", l.LeadStageName, l.LeadStatusName)
@@ -248,7 +226,7 @@ func TestLeadFormLogo(t *testing.T) {
 		big.WantStatus(422).WantInlineError("f-company-logo", "The file is larger than 2048 KB.")
 
 		// A real PNG, with a refused field: the image is kept for the next post.
-		png := logoPNG(t)
+		png := apptest.PNGBytes(t)
 		form := leadForm("Ana", "bad")
 		r = c.MultipartFile("/leads/new", form, "company_logo", "logo.png", png).WantStatus(422)
 		kept := regexp.MustCompile(`name="company_logo_kept" value="([^"]+)"`).FindStringSubmatch(r.Body)
@@ -266,25 +244,15 @@ func TestLeadFormLogo(t *testing.T) {
 	})
 }
 
-// logoPNG is a small real PNG.
-func logoPNG(t *testing.T) []byte {
-	t.Helper()
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(pngDataURL(t, 4), "data:image/png;base64,"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
-
 func TestLeadBulkPages(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.Browser(f.Admin.Email)
-		a, b := addLead(t, e, f, 0, "Ana Silva"), addLead(t, e, f, 0, "Bruno Costa")
-		keep := addLead(t, e, f, 0, "Carla Dias")
+		a, b := apptest.AddLead(t, e, f, 0, "Ana Silva"), apptest.AddLead(t, e, f, 0, "Bruno Costa")
+		keep := apptest.AddLead(t, e, f, 0, "Carla Dias")
 		c.Get("/leads").Has(`data-testid="bulk-tools"`, `name="ids"`, `formaction="/leads/bulk/delete"`)
-		won := masterID(t, e, f, store.KindStage, "Won")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
 		ids := []string{strconv.FormatInt(a, 10), strconv.FormatInt(b, 10)}
 
 		// Nothing selected: the list again, with the reason at the bulk tools.
@@ -341,8 +309,8 @@ func TestSavedViewPages(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.Browser(f.Admin.Email)
-		addLead(t, e, f, 0, "Ana Silva")
-		won := masterID(t, e, f, store.KindStage, "Won")
+		apptest.AddLead(t, e, f, 0, "Ana Silva")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
 		query := fmt.Sprintf("stage_id=%d&sort=customer_name&after=xyz", won)
 		r := c.Form("/leads/views", url.Values{"name": {"Won leads"}, "query": {query}})
 		want := fmt.Sprintf("/leads?sort=customer_name&stage_id=%d", won)
@@ -375,11 +343,11 @@ func TestBoardPages(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.Browser(f.Admin.Email)
-		deals := masterID(t, e, f, store.KindStage, "Deals")
-		won := masterID(t, e, f, store.KindStage, "Won")
-		ana := addLead(t, e, f, 0, "Ana Silva", inStage(deals))
+		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
+		ana := apptest.AddLead(t, e, f, 0, "Ana Silva", apptest.InStage(deals))
 		for i := range 53 {
-			addLead(t, e, f, 0, fmt.Sprintf("Bulk %02d", i), inStage(won))
+			apptest.AddLead(t, e, f, 0, fmt.Sprintf("Bulk %02d", i), apptest.InStage(won))
 		}
 		b := c.Get("/leads/board").WantStatus(200)
 		b.Has(`data-testid="board"`, `data-board="edit"`, `<script src="/static/build/board-`, fmt.Sprintf(`data-testid="card-%d"`, ana),
@@ -429,7 +397,7 @@ func TestBoardPages(t *testing.T) {
 		c.Form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(deals, 10)},
 			"back": {"//evil.test/"}}).Location()
 		// A stage of another kind is refused.
-		status := masterID(t, e, f, store.KindStatus, "Converted")
+		status := apptest.MasterID(t, e, f, store.KindStatus, "Converted")
 		c.Form(fmt.Sprintf("/leads/%d/stage", ana), url.Values{"lead_stage_id": {strconv.FormatInt(status, 10)}}).WantStatus(422)
 	})
 }
@@ -439,9 +407,9 @@ func TestLeadPagesIsolateTenants(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a, b := e.Tenant("Alpha"), e.Tenant("Beta")
-		id := addLead(t, e, a, 0, "Alpha Lead")
-		aStage := masterID(t, e, a, store.KindStage, "Won")
-		bStage := masterID(t, e, b, store.KindStage, "Won")
+		id := apptest.AddLead(t, e, a, 0, "Alpha Lead")
+		aStage := apptest.MasterID(t, e, a, store.KindStage, "Won")
+		bStage := apptest.MasterID(t, e, b, store.KindStage, "Won")
 		cb := e.Browser(b.Admin.Email)
 		lead := fmt.Sprintf("/leads/%d", id)
 		for _, path := range []string{lead, lead + "/edit", lead + "/delete",
@@ -476,7 +444,7 @@ func TestLeadPagesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		id := addLead(t, e, f, 0, "Ana")
+		id := apptest.AddLead(t, e, f, 0, "Ana")
 		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}}).Email)
 		nobody := e.Browser(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
 		lead := fmt.Sprintf("/leads/%d", id)
@@ -525,8 +493,8 @@ func TestLeadPagesOwnScope(t *testing.T) {
 		f := e.Tenant("Acme")
 		sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true,
 			Update: true, Delete: true, Scope: auth.ScopeOwn}})
-		mine := addLead(t, e, f, sales.ID, "Sales Own")
-		theirs := addLead(t, e, f, 0, "Admin Own")
+		mine := apptest.AddLead(t, e, f, sales.ID, "Sales Own")
+		theirs := apptest.AddLead(t, e, f, 0, "Admin Own")
 		c := e.Browser(sales.Email)
 		c.Get("/leads").WantStatus(200).Has("Sales Own", "1 lead").Lacks("Admin Own")
 		c.Get("/leads?search=own").Has("Sales Own").Lacks("Admin Own")
@@ -541,7 +509,7 @@ func TestLeadPagesOwnScope(t *testing.T) {
 			t.Fatalf("owner choices of an own-scope user: %v", owner)
 		}
 		// A bulk change skips what they cannot reach.
-		won := masterID(t, e, f, store.KindStage, "Won")
+		won := apptest.MasterID(t, e, f, store.KindStage, "Won")
 		c.Form("/leads/bulk/update", url.Values{"ids": {strconv.FormatInt(mine, 10), strconv.FormatInt(theirs, 10)},
 			"field": {"lead_stage_id"}, "lead_stage_id": {strconv.FormatInt(won, 10)}}).WantStatus(303)
 		if storedLead(t, e, f, theirs).LeadStageName == "Won" || storedLead(t, e, f, mine).LeadStageName != "Won" {

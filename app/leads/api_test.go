@@ -1,12 +1,9 @@
-package app_test
+package leads_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
-	"image"
-	"image/png"
 	"net/http"
 	"strings"
 	"sync"
@@ -349,22 +346,13 @@ func TestLeadPermissionRefusal(t *testing.T) {
 	})
 }
 
-func pngDataURL(t *testing.T, size int) string {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, size, size))); err != nil {
-		t.Fatal(err)
-	}
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
-}
-
 func TestLeadLogo(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
 		p := withType(t, c, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000301", "Logo Lead"))
-		p["company_logo"] = pngDataURL(t, 8)
+		p["company_logo"] = apptest.PNGDataURL(t, 8)
 		r := c.Do("POST", "/v1/api/lead/create-customer-lead", p)
 		url, _ := r.Env().Data["logo_url"].(string)
 		if r.Status != 201 || url == "" {
