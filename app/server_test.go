@@ -66,7 +66,7 @@ func TestTenantIsolationOnShellRoutes(t *testing.T) {
 			t.Fatal("tenant taken from the request")
 		}
 		// Beta cannot change Alpha's user's language through the store either.
-		if err := e.DB.Tenant(b.Tenant.ID, b.Admin.ID).SetUserLocale(context.Background(), a.Admin.ID, "de_DE"); err != store.ErrNotFound {
+		if err := e.DB.System(b.Tenant.ID, b.Admin.ID).SetUserLocale(context.Background(), a.Admin.ID, "de_DE"); err != store.ErrNotFound {
 			t.Fatalf("cross-tenant update: %v", err)
 		}
 	})
@@ -165,7 +165,7 @@ func TestLanguageChoice(t *testing.T) {
 		if r := c.Get("/home"); !strings.Contains(r.Body, `<html lang="it-IT">`) || !strings.Contains(r.Body, `<option value="it_IT" selected>`) {
 			t.Fatal("user's choice not applied")
 		}
-		u, _ := e.DB.Tenant(f.Tenant.ID, 0).User(context.Background(), f.Admin.ID)
+		u, _ := e.DB.System(f.Tenant.ID, 0).User(context.Background(), f.Admin.ID)
 		if u.Locale != "it_IT" {
 			t.Fatalf("choice not saved on the user: %q", u.Locale)
 		}

@@ -33,7 +33,7 @@ func AddLead(t *testing.T, e *Env, f Tenant, user int64, name string, mod ...fun
 	for _, m := range mod {
 		m(&in)
 	}
-	l, _, err := e.DB.Tenant(f.Tenant.ID, user).CreateLead(context.Background(), in, "", "")
+	l, _, err := e.DB.System(f.Tenant.ID, user).CreateLead(context.Background(), in, "", "")
 	if err != nil {
 		t.Fatalf("add lead %s: %v", name, err)
 	}
@@ -59,7 +59,7 @@ func slug(s string) string {
 // MasterID finds a master of the tenant by kind and name.
 func MasterID(t *testing.T, e *Env, f Tenant, kind store.MasterKind, name string) int64 {
 	t.Helper()
-	ms, err := e.DB.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
+	ms, err := e.DB.System(f.Tenant.ID, 0).Masters(context.Background(), kind)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -187,7 +187,7 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 func (fx *matrixFixtures) signIn(t *testing.T, name string, tn Tenant, u *store.User, browser bool) *caller {
 	t.Helper()
 	ctx := context.Background()
-	s := fx.e.DB.Tenant(tn.Tenant.ID, u.ID)
+	s := fx.e.DB.System(tn.Tenant.ID, u.ID)
 	token, err := s.CreateToken(ctx, u.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +216,7 @@ func (fx *matrixFixtures) newImport(t *testing.T, u *store.User) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	im, err := fx.e.DB.Tenant(fx.a.Tenant.ID, u.ID).CreateImport(context.Background(), store.NewImport{Entity: store.EntityLead,
+	im, err := fx.e.DB.System(fx.a.Tenant.ID, u.ID).CreateImport(context.Background(), store.NewImport{Entity: store.EntityLead,
 		FileName: "people " + Marker + ".csv", Content: data, Delimiter: importer.DelimiterName(in.Format.Delimiter),
 		Encoding: in.Format.Encoding, Header: in.Header, Preview: in.Preview, TotalRows: in.Rows,
 		Mapping: []string{"customer_name", "company_email"}})
@@ -300,7 +300,7 @@ func (fx *matrixFixtures) snapshot(t *testing.T) map[string]string {
 		put("clients", nil, err)
 	}
 	for user, imID := range fx.imports {
-		im, err := fx.e.DB.Tenant(fx.a.Tenant.ID, user).Import(ctx, imID)
+		im, err := fx.e.DB.System(fx.a.Tenant.ID, user).Import(ctx, imID)
 		put(fmt.Sprintf("import %d of user %d", imID, user), im, err)
 	}
 	return out

@@ -92,7 +92,7 @@ func (e *Env) Tenant(name string) Tenant {
 }
 
 // Scope is the tenant seen by its administrator, for fixtures.
-func (e *Env) Scope(f Tenant) store.Scope { return e.DB.Tenant(f.Tenant.ID, f.Admin.ID) }
+func (e *Env) Scope(f Tenant) store.Scope { return e.DB.System(f.Tenant.ID, f.Admin.ID) }
 
 // User adds a user to the tenant with a role made of the given grants.
 func (e *Env) User(f Tenant, email string, grants map[auth.Feature]auth.Grant) *store.User {

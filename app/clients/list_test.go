@@ -38,7 +38,7 @@ func newClientListFixture(t *testing.T, e *apptest.Env) *clientListFixture {
 	x := &clientListFixture{f: e.Tenant("Acme"), base: time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC),
 		byOwner: map[int64][]int64{}, leadIDs: map[int64]bool{}}
 	x.sam = e.User(x.f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: auth.Full})
-	admin := e.DB.Tenant(x.f.Tenant.ID, x.f.Admin.ID)
+	admin := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID)
 	for i := range 25 {
 		in := store.ClientInput{CustomerName: fmt.Sprintf("Person %02d", (i*7)%25), CompanyName: fixtureCompanyNames[i%3],
 			CompanyEmail: fmt.Sprintf("person%02d@example.com", i), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98765%05d", i)}
@@ -264,7 +264,7 @@ func TestClientListAPIScopesAndTenants(t *testing.T) {
 		x := newClientListFixture(t, e)
 		ctx := context.Background()
 		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
-		repScope := e.DB.Tenant(x.f.Tenant.ID, rep.ID)
+		repScope := e.DB.System(x.f.Tenant.ID, rep.ID)
 		var mine []int64
 		for i, name := range []string{"Rep One", "Rep Two", "Rep Three"} {
 			c, err := repScope.CreateClient(ctx, store.ClientInput{CustomerName: name, CompanyName: "Acme Textiles",
@@ -276,7 +276,7 @@ func TestClientListAPIScopesAndTenants(t *testing.T) {
 		}
 		// One of the admin's clients given to the rep is theirs too.
 		given := x.ids[1]
-		if _, err := e.DB.Tenant(x.f.Tenant.ID, x.f.Admin.ID).BulkSetClientOwner(ctx, []int64{given}, rep.ID); err != nil {
+		if _, err := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID).BulkSetClientOwner(ctx, []int64{given}, rep.ID); err != nil {
 			t.Fatal(err)
 		}
 		mine = append(mine, given)
@@ -312,7 +312,7 @@ func TestClientBulkAPI(t *testing.T) {
 		ctx := context.Background()
 		admin := e.APIClient(x.f.Admin.Email)
 		other := e.Tenant("Other")
-		otherClient, err := e.DB.Tenant(other.Tenant.ID, other.Admin.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Theirs",
+		otherClient, err := e.DB.System(other.Tenant.ID, other.Admin.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Theirs",
 			CompanyEmail: "theirs@example.com", CompanyPhoneNumber: "9876543210"})
 		if err != nil {
 			t.Fatal(err)
@@ -329,11 +329,11 @@ func TestClientBulkAPI(t *testing.T) {
 				t.Errorf("client %d owner %v", id, got["owner_id"])
 			}
 		}
-		if c, _ := e.DB.Tenant(other.Tenant.ID, other.Admin.ID).ClientView(ctx, otherClient.ID); c.OwnerID == nil || *c.OwnerID != other.Admin.ID {
+		if c, _ := e.DB.System(other.Tenant.ID, other.Admin.ID).ClientView(ctx, otherClient.ID); c.OwnerID == nil || *c.OwnerID != other.Admin.ID {
 			t.Error("another tenant's client changed owner")
 		}
 		// The journey records each change, as an edit does.
-		if h, _ := e.DB.Tenant(x.f.Tenant.ID, x.f.Admin.ID).History(ctx, store.EntityClient, x.ids[1], 1); len(h) != 1 || h[0].Action != "update" {
+		if h, _ := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID).History(ctx, store.EntityClient, x.ids[1], 1); len(h) != 1 || h[0].Action != "update" {
 			t.Errorf("journey: %+v", h)
 		}
 		for _, body := range []map[string]any{
@@ -364,7 +364,7 @@ func TestClientBulkAPI(t *testing.T) {
 		if p := clientPage(t, admin, "limit=1"); p.Total != 23 {
 			t.Errorf("total after delete: %d", p.Total)
 		}
-		if _, err := e.DB.Tenant(other.Tenant.ID, other.Admin.ID).ClientView(ctx, otherClient.ID); err != nil {
+		if _, err := e.DB.System(other.Tenant.ID, other.Admin.ID).ClientView(ctx, otherClient.ID); err != nil {
 			t.Errorf("another tenant's client: %v", err)
 		}
 		if r := admin.Do("DELETE", "/v1/api/client/delete-customer-client?ids="+apptest.Bracket(otherClient.ID), nil); r.Status != 404 {
@@ -480,7 +480,7 @@ func TestClientListPage(t *testing.T) {
 
 		// A mangled cursor, or one past every row left, starts again from the first page.
 		last := pagerLinks(t, b.Get("/clients?limit=20").Body)["Next page"]
-		if _, err := e.DB.Tenant(x.f.Tenant.ID, x.f.Admin.ID).Delete((*store.Client)(nil)).Where("id < ?", x.ids[5]).Exec(context.Background()); err != nil {
+		if _, err := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID).Delete((*store.Client)(nil)).Where("id < ?", x.ids[5]).Exec(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range []string{"/clients?after=junk", "/clients?before=junk", last} {
@@ -496,7 +496,7 @@ func TestClientListPageCappedCount(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		s := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		s := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		batch := make([]store.Client, 0, store.SearchCountCap+5)
 		for i := range cap(batch) {
 			c := store.Client{CustomerName: fmt.Sprintf("Many Person %04d", i), CompanyEmail: fmt.Sprintf("many%04d@example.com", i),
@@ -541,7 +541,7 @@ func TestClientBulkPages(t *testing.T) {
 		}
 		b.Get(loc).Has("2 clients updated")
 		for _, id := range x.ids[1:3] {
-			c, err := e.DB.Tenant(x.f.Tenant.ID, x.f.Admin.ID).ClientView(context.Background(), id)
+			c, err := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID).ClientView(context.Background(), id)
 			if err != nil || c.OwnerID == nil || *c.OwnerID != x.sam.ID {
 				t.Fatalf("client %d not given to Sam", id)
 			}
@@ -582,7 +582,7 @@ func TestClientBulkPages(t *testing.T) {
 			t.Fatalf("other tenant bulk owner: %s", loc)
 		}
 		oc.Get("/clients").Has("0 clients")
-		if c, _ := e.DB.Tenant(x.f.Tenant.ID, x.f.Admin.ID).ClientView(context.Background(), x.ids[6]); c.OwnerID == nil || *c.OwnerID != x.sam.ID {
+		if c, _ := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID).ClientView(context.Background(), x.ids[6]); c.OwnerID == nil || *c.OwnerID != x.sam.ID {
 			t.Fatal("another tenant changed a client's owner")
 		}
 
@@ -602,7 +602,7 @@ func TestClientListPagesOwnScope(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newClientListFixture(t, e)
 		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
-		c, err := e.DB.Tenant(x.f.Tenant.ID, rep.ID).CreateClient(context.Background(), store.ClientInput{CustomerName: "Rep Own",
+		c, err := e.DB.System(x.f.Tenant.ID, rep.ID).CreateClient(context.Background(), store.ClientInput{CustomerName: "Rep Own",
 			CompanyEmail: "rep.own@example.com", CompanyPhoneNumber: "9876543210"})
 		if err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ func masterIDs(t *testing.T, e *apptest.Env, f apptest.Tenant) map[string]int64 
 	t.Helper()
 	ids := map[string]int64{}
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource} {
-		ms, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).Masters(context.Background(), k)
+		ms, err := e.DB.System(f.Tenant.ID, f.Admin.ID).Masters(context.Background(), k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func addDashLeads(t *testing.T, e *apptest.Env, f apptest.Tenant, leads []dashLe
 		if l.owner != nil {
 			in.OwnerID = &l.owner.ID
 		}
-		if _, _, err := e.DB.Tenant(f.Tenant.ID, by.ID).CreateLead(context.Background(), in, "", ""); err != nil {
+		if _, _, err := e.DB.System(f.Tenant.ID, by.ID).CreateLead(context.Background(), in, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -59,7 +59,7 @@ func TestDashboardAtScale(t *testing.T) {
 					t.Logf("%s: %d leads seeded (%s)", d, done, time.Since(start).Round(time.Second))
 				}
 			}
-			if err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(ctx, n, progress); err != nil {
+			if err := e.DB.System(f.Tenant.ID, f.Admin.ID).SeedLeads(ctx, n, progress); err != nil {
 				t.Fatal(err)
 			}
 			// One lead in ten became a client, on the day the lead was created.
@@ -97,7 +97,7 @@ func TestDashboardAtScale(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: %d lead counters, %d client counters", d, counters[0], counters[1])
-			for _, s := range []store.Scope{e.DB.Tenant(f.Tenant.ID, f.Admin.ID), e.DB.Tenant(f.Tenant.ID, sales.ID).WithPermissions(auth.Permissions{
+			for _, s := range []store.Scope{e.DB.System(f.Tenant.ID, f.Admin.ID), e.DB.System(f.Tenant.ID, sales.ID).WithPermissions(auth.Permissions{
 				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn}, auth.FeatureLeads: {View: true}, auth.FeatureClients: {View: true}})} {
 				p, _ := store.ParsePeriod(store.PeriodAll, "", "", time.Now())
 				plans, err := s.ExplainDashboard(ctx, p, store.DashboardLeads|store.DashboardClients)

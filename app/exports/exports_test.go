@@ -47,7 +47,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		ctx := context.Background()
 		f := e.Tenant("Acme")
 		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
-		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		stages := []int64{apptest.MasterID(t, e, f, store.KindStage, "Leads"), apptest.MasterID(t, e, f, store.KindStage, "Deals"), apptest.MasterID(t, e, f, store.KindStage, "Won")}
 		for i := range 230 {
 			in := store.LeadInput{CustomerName: fmt.Sprintf("Lead %03d", i), CompanyName: fmt.Sprintf("Co %d", i%7),
@@ -59,7 +59,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		repScope := e.DB.Tenant(f.Tenant.ID, rep.ID)
+		repScope := e.DB.System(f.Tenant.ID, rep.ID)
 		hot := apptest.MasterID(t, e, f, store.KindType, "Hot")
 		special, _, err := repScope.CreateLead(ctx, store.LeadInput{CustomerTitle: "Ms.", CustomerName: "Zed, \"the\" Rep", CompanyName: "Rep Co",
 			CompanyEmail: "zed@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", LeadTypeID: &hot,
@@ -69,7 +69,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 			t.Fatal(err)
 		}
 		other := e.Tenant("Globex")
-		if _, _, err := e.DB.Tenant(other.Tenant.ID, other.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: "Other", CompanyEmail: "other@x.test"}, "", ""); err != nil {
+		if _, _, err := e.DB.System(other.Tenant.ID, other.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: "Other", CompanyEmail: "other@x.test"}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 
@@ -163,7 +163,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 		ctx := context.Background()
 		f := e.Tenant("Acme")
 		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
-		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		partnership := apptest.MasterID(t, e, f, store.KindBusinessType, "Partnership")
 		for i := range 130 {
 			in := store.ClientInput{CustomerName: fmt.Sprintf("Client %03d", i), CompanyEmail: fmt.Sprintf("c%d@x.test", i)}
@@ -174,7 +174,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		mine, err := e.DB.Tenant(f.Tenant.ID, rep.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Rep's Client",
+		mine, err := e.DB.System(f.Tenant.ID, rep.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Rep's Client",
 			CompanyEmail: "mine@x.test", ShippingAddress: &store.Address{Country: "India"}})
 		if err != nil {
 			t.Fatal(err)
@@ -228,7 +228,7 @@ func TestExportThroughput(t *testing.T) {
 	}
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Bench")
-		if err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).SeedLeads(context.Background(), n, nil); err != nil {
+		if err := e.DB.System(f.Tenant.ID, f.Admin.ID).SeedLeads(context.Background(), n, nil); err != nil {
 			t.Fatal(err)
 		}
 		c := e.APIClient(f.Admin.Email)

@@ -103,7 +103,7 @@ func TestImportThroughput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := db.Tenant(tn.ID, u.ID)
+			s := db.System(tn.ID, u.ID)
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			runner := importer.NewRunner(db, log, 0)
 			defer runner.Close()
@@ -225,7 +225,7 @@ func TestImportResumesAfterItsRunnerStopped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := db.Tenant(tn.ID, u.ID)
+		s := db.System(tn.ID, u.ID)
 		im := upload(t, s, store.EntityLead, GenerateCSV(1200, 0))
 		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
 			t.Fatal(err)
@@ -293,7 +293,7 @@ func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := db.Tenant(tn.ID, u.ID)
+		s := db.System(tn.ID, u.ID)
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		runner := importer.NewRunner(db, log, 0)
 		defer runner.Close()

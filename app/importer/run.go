@@ -117,7 +117,7 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 	if err != nil || im == nil {
 		return err
 	}
-	s := db.Tenant(im.TenantID, im.UserID)
+	s := db.System(im.TenantID, im.UserID)
 	finish := func(status, msgID string, cause error) error {
 		if ctx.Err() != nil || errors.Is(cause, store.ErrImportClaimLost) {
 			return cause

@@ -151,7 +151,7 @@ func wantRow(t *testing.T, rows map[int]importRowData, no int, outcome, code str
 
 func leadByEmail(t *testing.T, e *apptest.Env, f apptest.Tenant, email string) []store.LeadView {
 	t.Helper()
-	page, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Search: email, Limit: 100})
+	page, err := e.DB.System(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Search: email, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func leadByEmail(t *testing.T, e *apptest.Env, f apptest.Tenant, email string) [
 
 func seedLead(t *testing.T, e *apptest.Env, f apptest.Tenant, in store.LeadInput) *store.LeadView {
 	t.Helper()
-	v, _, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).CreateLead(context.Background(), in, "", "")
+	v, _, err := e.DB.System(f.Tenant.ID, f.Admin.ID).CreateLead(context.Background(), in, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 			a[0].LeadStatusName != "New lead" || a[0].CreatedBy == nil || *a[0].CreatedBy != f.Admin.ID {
 			t.Fatalf("created lead: %+v", a)
 		}
-		hist, err := e.DB.Tenant(f.Tenant.ID, 0).History(context.Background(), "lead", a[0].ID, 10)
+		hist, err := e.DB.System(f.Tenant.ID, 0).History(context.Background(), "lead", a[0].ID, 10)
 		if err != nil || len(hist) != 1 || hist[0].Action != "create" || hist[0].ActorUserID == nil || *hist[0].ActorUserID != f.Admin.ID {
 			t.Fatalf("journey of the created lead: %+v %v", hist, err)
 		}
@@ -411,7 +411,7 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 		c := e.APIClient(f.Admin.Email)
 		sales := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
 		ctx := context.Background()
-		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		scope := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
 		hot := apptest.MasterID(t, e, f, store.KindType, "Hot")
 		kept := seedLead(t, e, f, store.LeadInput{CustomerTitle: "Dr.", CustomerName: "Kept", CompanyName: "Kept Co",
@@ -530,14 +530,14 @@ func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
 			t.Errorf("owner given away: %+v", r.Reason)
 		}
 		wantRow(t, rows, 5, store.OutcomeUpdated, "")
-		admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		if l, err := admin.LeadView(ctx, mine.ID); err != nil || l.CustomerName != "Mine Renamed" || l.Notes != "new notes" || *l.OwnerID != rep.ID {
 			t.Errorf("own lead: %+v %v", l, err)
 		}
 		if l, err := admin.LeadView(ctx, theirs.ID); err != nil || leadState(l) != leadState(theirs) {
 			t.Errorf("another user's lead changed: %+v %v", l, err)
 		}
-		if l, err := e.DB.Tenant(g.Tenant.ID, g.Admin.ID).LeadView(ctx, elsewhere.ID); err != nil || leadState(l) != leadState(elsewhere) {
+		if l, err := e.DB.System(g.Tenant.ID, g.Admin.ID).LeadView(ctx, elsewhere.ID); err != nil || leadState(l) != leadState(elsewhere) {
 			t.Errorf("another tenant's lead changed: %+v %v", l, err)
 		}
 		if r := c.Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.Status != http.StatusAccepted {
@@ -558,7 +558,7 @@ func TestImportClientsByPhoneAndUndo(t *testing.T) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
 		ctx := context.Background()
-		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		scope := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		existing, err := scope.CreateClient(ctx, store.ClientInput{CustomerName: "Client Old", CompanyEmail: "client@x.test",
 			CompanyPhoneNumber: "9444444444", Notes: "old"})
 		if err != nil {

@@ -44,7 +44,7 @@ func withType(t *testing.T, c *apptest.Client, p map[string]any) map[string]any 
 
 func countLeads(t *testing.T, e *apptest.Env, f apptest.Tenant) int64 {
 	t.Helper()
-	page, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Limit: 100})
+	page, err := e.DB.System(f.Tenant.ID, f.Admin.ID).ListLeads(context.Background(), store.LeadQuery{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestLeadListSearchSortFilter(t *testing.T) {
 		}
 		// Move one lead to Won and filter by stage.
 		ctx := context.Background()
-		scope := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+		scope := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		stages, _ := scope.Masters(ctx, store.KindStage)
 		var won int64
 		for _, s := range stages {
@@ -258,7 +258,7 @@ func TestLeadListSearchSortFilter(t *testing.T) {
 // arrives with the admin leads work).
 func mustMoveStage(t *testing.T, e *apptest.Env, f apptest.Tenant, id, stage int64) {
 	t.Helper()
-	_, err := e.DB.Tenant(f.Tenant.ID, 0).Update((*store.Lead)(nil)).Set("lead_stage_id = ?", stage).Where("id = ?", id).Exec(context.Background())
+	_, err := e.DB.System(f.Tenant.ID, 0).Update((*store.Lead)(nil)).Set("lead_stage_id = ?", stage).Where("id = ?", id).Exec(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestLeadTenantIsolationAndScopes(t *testing.T) {
 		if r := ca.Do("DELETE", fmt.Sprintf("/v1/api/lead/delete-customer-lead/%d", id), nil); r.Status != 200 {
 			t.Fatalf("delete: %d %s", r.Status, r.Body)
 		}
-		h, _ := e.DB.Tenant(a.Tenant.ID, 0).History(context.Background(), "lead", id, 5)
+		h, _ := e.DB.System(a.Tenant.ID, 0).History(context.Background(), "lead", id, 5)
 		if len(h) != 2 || h[0].Action != "delete" || h[1].Action != "create" {
 			t.Fatalf("journey: %+v", h)
 		}

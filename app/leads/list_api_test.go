@@ -35,7 +35,7 @@ func newListAPIFixture(t *testing.T, e *apptest.Env) *listAPIFixture {
 	sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
 	x := &listAPIFixture{masters: map[store.MasterKind][]store.Master{}, salesID: sales.ID,
 		base: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
-	admin := e.DB.Tenant(f.Tenant.ID, f.Admin.ID)
+	admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType} {
 		ms, err := admin.Masters(ctx, k)
 		if err != nil {
@@ -61,7 +61,7 @@ func newListAPIFixture(t *testing.T, e *apptest.Env) *listAPIFixture {
 		x.leads = append(x.leads, v)
 	}
 	for i := range 3 {
-		if _, _, err := e.DB.Tenant(o.Tenant.ID, o.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: names[i],
+		if _, _, err := e.DB.System(o.Tenant.ID, o.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: names[i],
 			CompanyName: "Company A", CompanyEmail: fmt.Sprintf("other%d@other.test", i), CompanyPhoneNumber: "9000000001"}, "", ""); err != nil {
 			t.Fatal(err)
 		}

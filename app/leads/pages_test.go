@@ -20,7 +20,7 @@ import (
 // storedLead reads a lead back as its tenant's admin sees it.
 func storedLead(t *testing.T, e *apptest.Env, f apptest.Tenant, id int64) *store.LeadView {
 	t.Helper()
-	l, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).LeadView(context.Background(), id)
+	l, err := e.DB.System(f.Tenant.ID, f.Admin.ID).LeadView(context.Background(), id)
 	if err != nil {
 		t.Fatalf("lead %d: %v", id, err)
 	}
@@ -237,7 +237,7 @@ func TestLeadFormLogo(t *testing.T) {
 		form.Set("company_logo_kept", html.UnescapeString(kept[1]))
 		id := createdID(t, c.Form("/leads/new", form))
 		c.Get(fmt.Sprintf("/leads/%d", id)).Has(fmt.Sprintf(`src="/v1/api/lead/logo/%d"`, id))
-		logo, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).LeadLogo(context.Background(), id)
+		logo, err := e.DB.System(f.Tenant.ID, f.Admin.ID).LeadLogo(context.Background(), id)
 		if err != nil || logo.MediaType != "image/png" || !bytes.Equal(logo.Data, png) {
 			t.Fatalf("logo: %v %+v", err, logo)
 		}
@@ -329,7 +329,7 @@ func TestSavedViewPages(t *testing.T) {
 		c.Form("/leads/views/"+id[1]+"/delete", nil).WantStatus(303)
 		c.Get("/leads").Has("View deleted").Lacks(">Won leads</a>")
 		// Another user's view is not found.
-		v, err := e.DB.Tenant(f.Tenant.ID, f.Admin.ID).SaveView(context.Background(), "Mine", "a=1")
+		v, err := e.DB.System(f.Tenant.ID, f.Admin.ID).SaveView(context.Background(), "Mine", "a=1")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -106,7 +106,7 @@ func (h *Handler) APILogin(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	scope := h.db.Tenant(login.TenantID, login.User.ID)
+	scope := h.db.System(login.TenantID, login.User.ID)
 	token, err := scope.CreateToken(r.Context(), login.User.ID)
 	if err != nil {
 		h.web.Fail(w, r, err)

@@ -17,7 +17,7 @@ import (
 // masterNames lists a tenant's masters of a kind in display order.
 func masterNames(t *testing.T, e *apptest.Env, f apptest.Tenant, kind store.MasterKind) []string {
 	t.Helper()
-	ms, err := e.DB.Tenant(f.Tenant.ID, 0).Masters(context.Background(), kind)
+	ms, err := e.DB.System(f.Tenant.ID, 0).Masters(context.Background(), kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestStageSettingsPage(t *testing.T) {
 			WantStatus(422).WantInlineError("f-lost-stage-id", "This field is required.")
 		c.Form("/settings/stages", url.Values{"default_stage_id": {id(deals)}, "won_stage_id": {id(lost)}, "lost_stage_id": {id(won)}}).WantStatus(303)
 		c.Get("/settings/stages").Has("Stage settings saved", fmt.Sprintf(`<option value="%d" selected>Deals</option>`, deals))
-		st, err := e.DB.Tenant(f.Tenant.ID, 0).StageSettings(context.Background())
+		st, err := e.DB.System(f.Tenant.ID, 0).StageSettings(context.Background())
 		if err != nil || st.DefaultStageID != deals || st.WonStageID != lost || st.LostStageID != won {
 			t.Fatalf("stage settings: %+v %v", st, err)
 		}

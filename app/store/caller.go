@@ -29,7 +29,7 @@ type callerRow struct {
 // round trips. ErrNotFound when the user does not exist in that tenant.
 func (db *DB) Caller(ctx context.Context, tenantID, userID int64) (*User, *Tenant, auth.Permissions, error) {
 	var rows []callerRow
-	err := db.Tenant(tenantID, userID).Select(&rows).
+	err := db.System(tenantID, userID).Select(&rows).
 		ColumnExpr("u.*").
 		ColumnExpr("tn.name AS tenant_name, tn.default_locale AS tenant_default_locale, tn.created_at AS tenant_created_at").
 		ColumnExpr("rp.feature AS rp_feature, rp.can_view AS rp_can_view, rp.can_create AS rp_can_create").

@@ -46,7 +46,7 @@ func newClientFixture(t *testing.T, db *store.DB) *clientFixture {
 	t.Helper()
 	ctx := context.Background()
 	tn, admin := newTenant(t, db, "Acme", "boss@acme.test")
-	f := &clientFixture{db: db, admin: db.Tenant(tn.ID, admin.ID), base: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	f := &clientFixture{db: db, admin: db.System(tn.ID, admin.ID), base: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	f.own, f.ownID = ownScope(t, db, f.admin, "rep@acme.test")
 	for i := range 17 {
 		in := store.ClientInput{CustomerName: clientNames[i%len(clientNames)], CompanyName: clientCompanies[i%len(clientCompanies)],
@@ -85,7 +85,7 @@ func newClientFixture(t *testing.T, db *store.DB) *clientFixture {
 	}
 	f.reload(t)
 	otn, oadmin := newTenant(t, db, "Other", "boss@other.test")
-	f.other = db.Tenant(otn.ID, oadmin.ID)
+	f.other = db.System(otn.ID, oadmin.ID)
 	for i := range 3 {
 		if _, err := f.other.CreateClient(ctx, store.ClientInput{CustomerName: clientNames[i], CompanyName: "Acme Textiles",
 			CompanyEmail: fmt.Sprintf("other%d@acme.test", i), CompanyPhoneNumber: "9876500000"}); err != nil {
@@ -111,7 +111,7 @@ func ownScope(t *testing.T, db *store.DB, admin store.Scope, email string) (stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	return db.Tenant(admin.TenantID, u.ID).WithPermissions(perms), u.ID
+	return db.System(admin.TenantID, u.ID).WithPermissions(perms), u.ID
 }
 
 // reload reads every client of the tenant again, one by one (not through the list).
@@ -577,7 +577,7 @@ func TestClientListPlansUseIndexes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tn, admin := newTenant(t, db, "Big", "boss@big.test")
-		s := db.Tenant(tn.ID, admin.ID)
+		s := db.System(tn.ID, admin.ID)
 		own, ownID := ownScope(t, db, s, "rep@big.test")
 		const n = 12000
 		base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -175,7 +175,7 @@ type clientDayCount struct {
 // forDashboard is the scope as the dashboard sees it: a dashboard grant limited to "own"
 // records narrows leads and clients to the user's own too.
 func (s Scope) forDashboard() Scope {
-	if !s.ownOnly(auth.FeatureDashboard) {
+	if !s.ownOnly(auth.FeatureDashboard) || s.perms == nil { // nil: as narrow as it gets already
 		return s
 	}
 	p := maps.Clone(s.perms)
@@ -189,8 +189,8 @@ func (s Scope) forDashboard() Scope {
 }
 
 // canView reports whether the scope's user may see the feature's records at all (the
-// system scope, without permissions, may).
-func (s Scope) canView(f auth.Feature) bool { return s.perms == nil || s.perms.Allows(f, auth.View) }
+// system scope may; a scope without permissions may not).
+func (s Scope) canView(f auth.Feature) bool { return s.system || s.perms.Allows(f, auth.View) }
 
 // counterUser is the user_id of the counters that hold what the scope may reach of a
 // feature: the user's own under an "own" grant, else the whole tenant's (0). It is the

@@ -33,7 +33,7 @@ func newDashFixture(t *testing.T, db *store.DB, name string) *dashFixture {
 	t.Helper()
 	ctx := context.Background()
 	tn, admin := newTenant(t, db, name, "admin@"+name+".test")
-	s := db.Tenant(tn.ID, admin.ID)
+	s := db.System(tn.ID, admin.ID)
 	grants := map[auth.Feature]auth.Grant{
 		auth.FeatureLeads:     {View: true, Create: true, Update: true, Scope: auth.ScopeOwn},
 		auth.FeatureClients:   {View: true, Create: true, Scope: auth.ScopeOwn},
@@ -59,9 +59,9 @@ func newDashFixture(t *testing.T, db *store.DB, name string) *dashFixture {
 	return f
 }
 
-func (f *dashFixture) adminScope() store.Scope { return f.db.Tenant(f.tenant.ID, f.admin.ID) }
+func (f *dashFixture) adminScope() store.Scope { return f.db.System(f.tenant.ID, f.admin.ID) }
 func (f *dashFixture) salesScope() store.Scope {
-	return f.db.Tenant(f.tenant.ID, f.sales.ID).WithPermissions(f.salesPx)
+	return f.db.System(f.tenant.ID, f.sales.ID).WithPermissions(f.salesPx)
 }
 
 func ptr(v int64) *int64 { return &v }
@@ -213,7 +213,7 @@ func TestDashboardLeadFigures(t *testing.T) {
 		wantCounts(t, "own source", l.BySource, map[string]int64{"Referral": 1, "Campaign": 1, "Website": 1})
 
 		// A dashboard grant on "own" records narrows an "all" lead grant.
-		s := f.db.Tenant(f.tenant.ID, f.sales.ID).WithPermissions(auth.Permissions{
+		s := f.db.System(f.tenant.ID, f.sales.ID).WithPermissions(auth.Permissions{
 			auth.FeatureLeads:     {View: true, Scope: auth.ScopeAll},
 			auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn}})
 		if d, err = s.Dashboard(ctx, march(t), store.DashboardLeads|store.DashboardClients); err != nil || d.Leads.Total != 3 {

@@ -338,7 +338,7 @@ func (db *DB) ImportsToRun(ctx context.Context, staleBefore time.Time, limit int
 // ClaimImport makes claim the runner of a queued (or stale) import and moves it to running
 // or undoing. It returns nil when another runner has it.
 func (db *DB) ClaimImport(ctx context.Context, ref ImportRef, claim string, staleBefore time.Time) (*Import, error) {
-	s := db.Tenant(ref.TenantID, 0)
+	s := db.System(ref.TenantID, 0)
 	now := s.now()
 	res, err := s.Update((*Import)(nil)).
 		Set("status = CASE WHEN status IN (?) THEN ? ELSE ? END", bun.In([]string{ImportQueued, ImportRunning}), ImportRunning, ImportUndoing).

@@ -93,7 +93,7 @@ func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := db.Tenant(tn.ID, admin.ID)
+	s := db.System(tn.ID, admin.ID)
 	rep, err := s.CreateUser(ctx, NewUser{Email: "rep@x.test", Password: "Secret1!x", Role: RoleSales})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func testImportLeadMatchesCreateLead(t *testing.T, db *DB, s Scope, _, rep *User
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherStage, err := db.Tenant(otherTenant.ID, otherAdmin.ID).Masters(ctx, KindStage)
+	otherStage, err := db.System(otherTenant.ID, otherAdmin.ID).Masters(ctx, KindStage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func testImportLeadMatchesCreateLead(t *testing.T, db *DB, s Scope, _, rep *User
 	for _, own := range []bool{false, true} {
 		sc := s
 		if own {
-			sc = db.Tenant(s.TenantID, rep.ID).WithPermissions(auth.Permissions{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+			sc = db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
 		}
 		for i, in := range inputs {
 			var want *Lead
@@ -218,7 +218,7 @@ func testImportClientMatchesCreateClient(t *testing.T, db *DB, s Scope, _, rep *
 	for _, own := range []bool{false, true} {
 		sc := s
 		if own {
-			sc = db.Tenant(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
+			sc = db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
 				auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}, auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
 		}
 		for i, in := range inputs {
@@ -347,7 +347,7 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		otherStage := masterIDs(t, db.Tenant(otherTenant.ID, otherAdmin.ID))[KindStage][0]
+		otherStage := masterIDs(t, db.System(otherTenant.ID, otherAdmin.ID))[KindStage][0]
 		full, _, err := s.CreateLead(ctx, LeadInput{CustomerTitle: "Mr.", CustomerName: "Full", CompanyName: "Full Co",
 			CompanyEmail: "full@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", LeadStageID: p(ids[KindStage][1]),
 			LeadStatusID: p(ids[KindStatus][1]), LeadSourceID: p(ids[KindSource][1]), LeadTypeID: p(ids[KindType][1]),
@@ -356,7 +356,7 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bare, _, err := db.Tenant(s.TenantID, rep.ID).CreateLead(ctx, LeadInput{CustomerName: "Bare", CompanyEmail: "bare@x.test"}, "", "")
+		bare, _, err := db.System(s.TenantID, rep.ID).CreateLead(ctx, LeadInput{CustomerName: "Bare", CompanyEmail: "bare@x.test"}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +376,7 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 			{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)},
 			{CustomerName: "", CompanyEmail: "bad", CompanyPhoneNumber: "12", Notes: "<b>x</b>", ShippingAddress: &Address{City: "<i>"}},
 		}
-		own := db.Tenant(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
+		own := db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
 			auth.FeatureLeads: {View: true, Create: true, Update: true, Scope: auth.ScopeOwn}})
 		for _, sc := range []Scope{s, own} {
 			for _, lead := range []*LeadView{full, bare} {
@@ -478,7 +478,7 @@ func TestImportClientUpdateMatchesUpdateClient(t *testing.T) {
 			{CustomerName: "No owner", CompanyEmail: "full@x.test", OwnerID: p(999999)},
 			{CompanyEmail: "nameless@x.test", CompanyPhoneNumber: "abc"},
 		}
-		own := db.Tenant(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
+		own := db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
 			auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}, auth.FeatureClients: {View: true, Create: true, Update: true, Scope: auth.ScopeOwn}})
 		for _, sc := range []Scope{s, own} {
 			for i, in := range inputs {
@@ -732,7 +732,7 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 		p := func(n int64) *int64 { return &n }
 		day1 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 		day2 := day1.AddDate(0, 0, 1)
-		repScope := db.Tenant(s.TenantID, rep.ID)
+		repScope := db.System(s.TenantID, rep.ID)
 		var leads []*LeadView
 		for i := range 12 {
 			sc, owner, at := s, &admin.ID, day1
@@ -758,7 +758,7 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		other := db.Tenant(otherTenant.ID, otherAdmin.ID)
+		other := db.System(otherTenant.ID, otherAdmin.ID)
 		if _, _, err := other.CreateLead(ctx, LeadInput{CustomerName: "Other l0", CompanyEmail: "l0@x.test"}, "", ""); err != nil {
 			t.Fatal(err)
 		}

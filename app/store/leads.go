@@ -196,7 +196,7 @@ func searchText(l *Lead) string {
 // ownOnly reports whether the scope's user may reach only the records of the feature they
 // own or created.
 func (s Scope) ownOnly(f auth.Feature) bool {
-	return s.perms != nil && s.perms[f].Scope == auth.ScopeOwn
+	return !s.system && (s.perms == nil || s.perms[f].Scope == auth.ScopeOwn)
 }
 
 // ownLeadsOnly reports whether the scope's user may reach only the leads they own or created.

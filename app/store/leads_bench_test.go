@@ -32,7 +32,7 @@ func BenchmarkListLeads(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				s := db.Tenant(tn.ID, admin.ID)
+				s := db.System(tn.ID, admin.ID)
 				sales, err := s.CreateUser(ctx, store.NewUser{Email: "sales@" + name + ".test", Password: "Secret1!x", Role: store.RoleSales})
 				if err != nil {
 					b.Fatal(err)
@@ -48,7 +48,7 @@ func BenchmarkListLeads(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			own := db.Tenant(s.TenantID, sales.ID).WithPermissions(perms)
+			own := db.System(s.TenantID, sales.ID).WithPermissions(perms)
 			list := func(s store.Scope, q store.LeadQuery) *store.LeadPage {
 				p, err := s.ListLeads(ctx, q)
 				if err != nil {

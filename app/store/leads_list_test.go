@@ -43,7 +43,7 @@ func newListFixture(t *testing.T, db *store.DB) *listFixture {
 	t.Helper()
 	ctx := context.Background()
 	tn, admin := newTenant(t, db, "Acme", "boss@acme.test")
-	f := &listFixture{db: db, admin: db.Tenant(tn.ID, admin.ID), masters: map[store.MasterKind][]store.Master{}}
+	f := &listFixture{db: db, admin: db.System(tn.ID, admin.ID), masters: map[store.MasterKind][]store.Master{}}
 	sales, err := f.admin.CreateUser(ctx, store.NewUser{Email: "sales@acme.test", Name: "Sam Sales", Password: "Secret1!x", Role: store.RoleSales})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func newListFixture(t *testing.T, db *store.DB) *listFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.own = db.Tenant(tn.ID, sales.ID).WithPermissions(perms)
+	f.own = db.System(tn.ID, sales.ID).WithPermissions(perms)
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType} {
 		if f.masters[k], err = f.admin.Masters(ctx, k); err != nil {
 			t.Fatal(err)
@@ -116,7 +116,7 @@ func newListFixture(t *testing.T, db *store.DB) *listFixture {
 	f.reload(t)
 	// Another tenant with look-alike leads, which must never show.
 	otn, oadmin := newTenant(t, db, "Other", "boss@other.test")
-	f.other = db.Tenant(otn.ID, oadmin.ID)
+	f.other = db.System(otn.ID, oadmin.ID)
 	for i := range 4 {
 		if _, _, err := f.other.CreateLead(ctx, store.LeadInput{CustomerName: fixtureNames[i], CompanyName: "Acme Textiles",
 			CompanyEmail: fmt.Sprintf("other%d@acme.test", i), CompanyPhoneNumber: "9876500000"}, "", ""); err != nil {
@@ -647,7 +647,7 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tn, admin := newTenant(t, db, "Big", "boss@big.test")
-		s := db.Tenant(tn.ID, admin.ID)
+		s := db.System(tn.ID, admin.ID)
 		sales, err := s.CreateUser(ctx, store.NewUser{Email: "sales@big.test", Password: "Secret1!x", Role: store.RoleSales})
 		if err != nil {
 			t.Fatal(err)
@@ -656,14 +656,14 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		own := db.Tenant(tn.ID, sales.ID).WithPermissions(perms)
+		own := db.System(tn.ID, sales.ID).WithPermissions(perms)
 		for _, rep := range []string{"rep1", "rep2", "rep3"} {
 			if _, err := s.CreateUser(ctx, store.NewUser{Email: rep + "@big.test", Password: "Secret1!x", Role: store.RoleSales}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		otn, oadmin := newTenant(t, db, "Other", "boss@other.test")
-		if err := db.Tenant(otn.ID, oadmin.ID).SeedLeads(ctx, 2000, nil); err != nil {
+		if err := db.System(otn.ID, oadmin.ID).SeedLeads(ctx, 2000, nil); err != nil {
 			t.Fatal(err)
 		}
 		// The leads go to four users; then the sales user, away during the seed, gets one in a

@@ -18,7 +18,7 @@ func TestRemindersFireExactlyOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tn, u := newTenant(t, db, "Acme", "a@acme.test")
-		s := db.Tenant(tn.ID, u.ID)
+		s := db.System(tn.ID, u.ID)
 		lead, _, err := s.CreateLead(ctx, store.LeadInput{CustomerName: "Lead", CompanyEmail: "l@acme.test"}, "", "")
 		if err != nil {
 			t.Fatal(err)

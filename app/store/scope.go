@@ -46,18 +46,30 @@ type Scope struct {
 	TenantID int64
 	UserID   int64
 	perms    auth.Permissions
+	// system is the system's own view: every record, whatever a role says.
+	system bool
 }
 
 // WithPermissions returns the scope limited by the user's record scopes: a feature granted
 // for "own" records reaches only the rows the user owns or created.
 func (s Scope) WithPermissions(p auth.Permissions) Scope {
-	s.perms = p
+	s.perms, s.system = p, false
 	return s
 }
 
-// Tenant returns the scope of a tenant as seen by a user (0 for the system itself).
+// Tenant returns the scope of a tenant as seen by a user, to be limited by the user's
+// permissions (WithPermissions). Until it is, it is the most restrictive scope: it reaches
+// only the user's own leads and clients (none for user 0) and no dashboard figure, so a
+// forgotten WithPermissions shows next to nothing rather than everything.
 func (db *DB) Tenant(tenantID, userID int64) Scope {
 	return Scope{db: db, idb: db.bun, TenantID: tenantID, UserID: userID}
+}
+
+// System returns the system's own view of a tenant (userID acting, 0 for none): every
+// record, whatever any role says. For work no role limits: sign-in and tokens, sign-up and
+// seeding, the command line, and fixtures.
+func (db *DB) System(tenantID, userID int64) Scope {
+	return Scope{db: db, idb: db.bun, TenantID: tenantID, UserID: userID, system: true}
 }
 
 // Dialect is the engine behind the scope.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"crm/app/auth"
 	"crm/app/store"
@@ -42,7 +44,7 @@ func TestCreateTenantGivesAdministratorEveryFeature(t *testing.T) {
 		if u.Email != "boss@acme.test" {
 			t.Fatalf("email not normalised: %q", u.Email)
 		}
-		perms, err := db.Tenant(tn.ID, u.ID).Permissions(ctx, u.RoleID)
+		perms, err := db.System(tn.ID, u.ID).Permissions(ctx, u.RoleID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,13 +88,13 @@ func TestScopeIsolatesTenants(t *testing.T) {
 		ctx := context.Background()
 		a, ua := newTenant(t, db, "A", "a@a.test")
 		b, _ := newTenant(t, db, "B", "b@b.test")
-		if _, err := db.Tenant(b.ID, 0).User(ctx, ua.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := db.System(b.ID, 0).User(ctx, ua.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("tenant B read tenant A's user: %v", err)
 		}
-		if err := db.Tenant(b.ID, 0).SetUserLocale(ctx, ua.ID, "de_DE"); !errors.Is(err, store.ErrNotFound) {
+		if err := db.System(b.ID, 0).SetUserLocale(ctx, ua.ID, "de_DE"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("tenant B changed tenant A's user: %v", err)
 		}
-		got, err := db.Tenant(a.ID, 0).User(ctx, ua.ID)
+		got, err := db.System(a.ID, 0).User(ctx, ua.ID)
 		if err != nil || got.Locale != "" {
 			t.Fatalf("tenant A's user changed: %+v %v", got, err)
 		}
@@ -104,7 +106,7 @@ func TestTokensAreHashedAndRevocable(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tn, u := newTenant(t, db, "A", "a@a.test")
-		s := db.Tenant(tn.ID, u.ID)
+		s := db.System(tn.ID, u.ID)
 		tok, err := s.CreateToken(ctx, u.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -127,7 +129,7 @@ func TestAuditRecordsUserChanges(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		tn, u := newTenant(t, db, "A", "a@a.test")
-		s := db.Tenant(tn.ID, u.ID)
+		s := db.System(tn.ID, u.ID)
 		if err := s.SetUserLocale(ctx, u.ID, "de_DE"); err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +153,7 @@ func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
 		ctx := context.Background()
 		tn, admin := newTenant(t, db, "Acme", "boss@acme.test")
 		other, _ := newTenant(t, db, "Other", "boss@other.test")
-		s := db.Tenant(tn.ID, admin.ID)
+		s := db.System(tn.ID, admin.ID)
 		role, err := s.CreateRole(ctx, "Viewer", map[auth.Feature]auth.Grant{
 			auth.FeatureLeads:   {View: true, Update: true, Scope: auth.ScopeOwn},
 			auth.FeatureClients: {View: true, Scope: auth.ScopeAll},
@@ -188,6 +190,37 @@ func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
 		// A user looked up in another tenant is not found.
 		if _, _, _, err := db.Caller(ctx, other.ID, u.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("user of another tenant: %v", err)
+		}
+	})
+}
+
+// A scope nobody limited by permissions is the most restrictive, not the system's: it
+// reaches only its user's own leads (none for user 0) and no dashboard figure; the system
+// scope reaches everything.
+func TestScopeWithoutPermissionsIsRestrictive(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := db.System(tn.ID, admin.ID)
+		for _, name := range []string{"One", "Two"} {
+			if _, _, err := sys.CreateLead(ctx, store.LeadInput{CustomerName: name, CompanyEmail: strings.ToLower(name) + "@x.test"}, "", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if page, err := sys.ListLeads(ctx, store.LeadQuery{}); err != nil || page.Total != 2 {
+			t.Fatalf("system scope: %d leads, %v", page.Total, err)
+		}
+		if page, err := db.Tenant(tn.ID, 0).ListLeads(ctx, store.LeadQuery{}); err != nil || page.Total != 0 || len(page.Rows) != 0 {
+			t.Fatalf("a scope without permissions (user 0) reaches %d leads, %v", page.Total, err)
+		}
+		period, _ := store.ParsePeriod(store.PeriodAll, "", "", time.Now())
+		dash, err := db.Tenant(tn.ID, admin.ID).Dashboard(ctx, period, store.DashboardLeads|store.DashboardClients)
+		if err != nil || dash.Leads != nil || dash.Clients != nil {
+			t.Fatalf("a scope without permissions sees dashboard figures: %+v %v", dash, err)
 		}
 	})
 }

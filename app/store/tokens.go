@@ -24,7 +24,7 @@ func (db *DB) TokenUser(ctx context.Context, token string) (tenantID, userID int
 		return 0, 0, ErrNotFound
 	}
 	t := &APIToken{}
-	err = db.Tenant(tenantID, 0).Select(t).Where("token_hash = ? AND revoked_at IS NULL", hash).Scan(ctx)
+	err = db.System(tenantID, 0).Select(t).Where("token_hash = ? AND revoked_at IS NULL", hash).Scan(ctx)
 	if err != nil {
 		return 0, 0, notFound(err)
 	}

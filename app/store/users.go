@@ -120,7 +120,7 @@ func (db *DB) FindLogin(ctx context.Context, email string) (*Login, error) {
 	if err != nil {
 		return nil, notFound(err)
 	}
-	u, err := db.Tenant(dir.TenantID, 0).User(ctx, dir.UserID)
+	u, err := db.System(dir.TenantID, 0).User(ctx, dir.UserID)
 	if err != nil {
 		return nil, err
 	}

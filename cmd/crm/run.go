@@ -187,7 +187,7 @@ func cmdCreateUser(ctx context.Context, args []string, getenv func(string) strin
 	if _, err := db.TenantByID(ctx, *tenant); err != nil {
 		return fmt.Errorf("create-user: tenant %d: %w", *tenant, err)
 	}
-	u, err := db.Tenant(*tenant, 0).CreateUser(ctx, store.NewUser{Email: *email, Name: *name, Password: *password, Role: *role})
+	u, err := db.System(*tenant, 0).CreateUser(ctx, store.NewUser{Email: *email, Name: *name, Password: *password, Role: *role})
 	if err != nil {
 		return fmt.Errorf("create-user: %w", err)
 	}
@@ -238,7 +238,7 @@ func seedLeads(ctx context.Context, db *store.DB, tenantID int64, n int, stdout 
 	start := time.Now()
 	step := max(n/20, store.SeedBatch)
 	next := step
-	err := db.Tenant(tenantID, 0).SeedLeads(ctx, n, func(done int) {
+	err := db.System(tenantID, 0).SeedLeads(ctx, n, func(done int) {
 		if done >= next || done == n {
 			fmt.Fprintf(stdout, "seeded %d/%d leads (%.0f/s)\n", done, n, float64(done)/time.Since(start).Seconds())
 			next = done + step

@@ -130,7 +130,7 @@ func TestSeedLeads(t *testing.T) {
 			}
 			defer db.Close()
 			tid, _ := strconv.ParseInt(id, 10, 64)
-			s := db.Tenant(tid, 0)
+			s := db.System(tid, 0)
 			ctx := context.Background()
 			page, err := s.ListLeads(ctx, store.LeadQuery{})
 			if err != nil || page.Total != 2500 || page.Won == 0 || page.Lost == 0 {

@@ -276,7 +276,7 @@ func (c config) seed(ctx context.Context, dbURL string, tenants int, out io.Writ
 		default:
 			return nil, err
 		}
-		page, err := db.Tenant(sp.id, 0).ListLeads(ctx, store.LeadQuery{Limit: 1})
+		page, err := db.System(sp.id, 0).ListLeads(ctx, store.LeadQuery{Limit: 1})
 		if err != nil {
 			return nil, err
 		}
