@@ -1,14 +1,10 @@
 package apptest
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/png"
 	"maps"
 	"net/http"
 	"slices"
@@ -94,7 +90,7 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	fx.owner = fx.signIn(t, "tenant A's administrator", fx.a, fx.a.Admin, true)
 	api := fx.owner.api
 	v["leadEmail"] = "lead-" + strings.ToLower(Marker) + "@example.test"
-	logo := "data:image/png;base64," + base64.StdEncoding.EncodeToString(tinyPNG(t))
+	logo := PNGDataURL(t, 1)
 	r := api.Do("POST", "/v1/api/lead/create-customer-lead", map[string]any{"customer_name": "Lead " + Marker,
 		"company_name": "Leadco " + Marker, "company_email": v["leadEmail"], "company_phone_number": "0123456789",
 		"lead_stage_id": atoi(v["stage"]), "company_logo": logo})
@@ -316,15 +312,6 @@ func createdID(t *testing.T, r *Response) string {
 		t.Fatalf("create: no id in %s", r.Body)
 	}
 	return id(int64(v))
-}
-
-func tinyPNG(t *testing.T) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 1, 1))); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }

@@ -6,7 +6,6 @@ package apptest
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -117,6 +116,3 @@ func MustJSON(t *testing.T, s string, v any) {
 		t.Fatalf("bad JSON: %v: %.300s", err, s)
 	}
 }
-
-// Base64Decode decodes standard base64.
-func Base64Decode(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
