@@ -139,7 +139,7 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 	}
 	s = s.WithPermissions(perms)
 	undo := im.Status == store.ImportUndoing
-	if !Allowed(perms, im, undo) {
+	if !s.MayImport(im.Entity, im.Mode, undo) {
 		status := store.ImportFailed
 		if undo {
 			status = store.ImportDone // the import stays as it was; the undo did not happen
@@ -169,19 +169,6 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 	default:
 		return finish(store.ImportFailed, errInternal, err)
 	}
-}
-
-// Allowed reports whether permissions let a user run an import of its entity in its mode
-// (create for every import, update too when it updates), or undo it (delete).
-func Allowed(p auth.Permissions, im *store.Import, undo bool) bool {
-	f := Feature(im.Entity)
-	if undo {
-		return p.Allows(f, auth.Delete)
-	}
-	if !p.Allows(f, auth.Create) {
-		return false
-	}
-	return im.Mode == store.ModeCreate || p.Allows(f, auth.Update)
 }
 
 var errUnreadable = errors.New("importer: stored file unreadable")

@@ -136,15 +136,12 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 	return entity, name, data, nil
 }
 
-// uploadImport checks the caller's permission for the entity, reads the file and keeps it
+// uploadImport reads the file and keeps it
 // as an import with suggested columns.
 func (h *Handler) uploadImport(r *http.Request, entity, name string, data []byte) (*store.Import, error) {
 	p := web.Caller(r)
 	if entity != store.EntityLead && entity != store.EntityClient {
 		return nil, validate.Errors{"entity": validate.KeyInvalid}
-	}
-	if !p.Perms.Allows(importer.Feature(entity), auth.Create) {
-		return nil, web.ErrForbidden
 	}
 	in, err := importer.Inspect(data)
 	if err != nil {
@@ -170,7 +167,8 @@ func (h *Handler) importOf(r *http.Request) (*store.Import, error) {
 	return web.Scope(r).Import(r.Context(), id)
 }
 
-// runImport checks a mapping and the caller's permission for its mode, queues the import
+// runImport checks a mapping, queues the import (the store refuses a mode the caller may
+// not run)
 // and starts it.
 func (h *Handler) runImport(r *http.Request, im *store.Import, mapping []string, mode, matchKey string) (*store.Import, error) {
 	if mapping == nil {
@@ -182,13 +180,7 @@ func (h *Handler) runImport(r *http.Request, im *store.Import, mapping []string,
 	if errs := importer.CheckMapping(im.Entity, len(im.Header), mapping, mode, matchKey); errs != nil {
 		return nil, errs
 	}
-	p := web.Caller(r)
-	probe := *im
-	probe.Mode = mode
-	if !importer.Allowed(p.Perms, &probe, false) {
-		return nil, web.ErrForbidden
-	}
-	queued, err := p.Scope().QueueImport(r.Context(), im.ID, mapping, mode, matchKey)
+	queued, err := web.Scope(r).QueueImport(r.Context(), im.ID, mapping, mode, matchKey)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, &web.Error{Status: http.StatusConflict, MsgID: "imports.error.started"}
 	}
@@ -199,13 +191,9 @@ func (h *Handler) runImport(r *http.Request, im *store.Import, mapping []string,
 	return queued, nil
 }
 
-// undoImport checks the caller's permission, queues the undo and starts it.
+// undoImport queues the undo (the store refuses a caller who may not delete) and starts it.
 func (h *Handler) undoImport(r *http.Request, im *store.Import) (*store.Import, error) {
-	p := web.Caller(r)
-	if !importer.Allowed(p.Perms, im, true) {
-		return nil, web.ErrForbidden
-	}
-	queued, err := p.Scope().QueueUndo(r.Context(), im.ID)
+	queued, err := web.Scope(r).QueueUndo(r.Context(), im.ID)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, &web.Error{Status: http.StatusConflict, MsgID: "imports.error.notUndoable"}
 	}

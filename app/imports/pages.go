@@ -98,7 +98,7 @@ func (h *Handler) importPage(r *http.Request, im *store.Import, mapping []string
 // importStatus is the progress of an import, or its report with the first problem rows.
 func (h *Handler) importStatus(r *http.Request, im *store.Import) (importsview.StatusModel, error) {
 	p := web.Caller(r)
-	m := importsview.StatusModel{Import: im, CanUndo: im.Undoable() && importer.Allowed(p.Perms, im, true)}
+	m := importsview.StatusModel{Import: im, CanUndo: im.Undoable() && p.Scope().MayImport(im.Entity, im.Mode, true)}
 	if im.Active() {
 		return m, nil
 	}
@@ -193,9 +193,8 @@ func (h *Handler) ImportUndoPage(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	p := web.Caller(r)
-	if !importer.Allowed(p.Perms, im, true) {
-		h.web.Fail(w, r, web.ErrForbidden)
+	if !web.Scope(r).MayImport(im.Entity, im.Mode, true) {
+		h.web.Fail(w, r, store.ErrForbidden)
 		return
 	}
 	c := components.ConfirmModel{Title: web.T(r, "imports.undoTitle", "Name", im.FileName),

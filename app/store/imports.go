@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"crm/app/auth"
 	"crm/app/validate"
 )
 
@@ -187,10 +188,31 @@ type NewImport struct {
 	Mapping   []string // suggested: one field name (or "") per column
 }
 
-// CreateImport keeps an uploaded file as an import of the scope's user, waiting for its mapping.
+// MayImport reports whether the scope's user may import records of entity in mode: create
+// on the entity's feature, and update too unless the import only creates; or, with undo,
+// undo such an import (delete).
+func (s Scope) MayImport(entity, mode string, undo bool) bool {
+	if s.system {
+		return true
+	}
+	e := EntityNamed(entity)
+	switch {
+	case e == nil:
+		return false
+	case undo:
+		return s.perms.Allows(e.Feature, auth.Delete)
+	}
+	return s.perms.Allows(e.Feature, auth.Create) && (mode == ModeCreate || s.perms.Allows(e.Feature, auth.Update))
+}
+
+// CreateImport keeps an uploaded file as an import of the scope's user, waiting for its
+// mapping; a user who may not create records of its entity is refused (ErrForbidden).
 func (s Scope) CreateImport(ctx context.Context, n NewImport) (*Import, error) {
 	if _, ok := importKinds[n.Entity]; !ok {
 		return nil, validate.Errors{"entity": validate.KeyInvalid}
+	}
+	if !s.MayImport(n.Entity, ModeCreate, false) {
+		return nil, ErrForbidden
 	}
 	im := &Import{UserID: s.UserID, Entity: n.Entity, FileName: n.FileName, FileSize: int64(len(n.Content)),
 		Delimiter: n.Delimiter, Encoding: n.Encoding, Header: n.Header, Preview: n.Preview, TotalRows: n.TotalRows,
@@ -246,7 +268,7 @@ func (s Scope) ImportContent(ctx context.Context, id int64) ([]byte, error) {
 
 // QueueImport sets an uploaded import's mapping, mode and match key and queues it for a
 // runner. The caller has checked the mapping against the file; an import past its upload
-// is a conflict.
+// is a conflict, and one the user may not run in that mode is refused (ErrForbidden).
 func (s Scope) QueueImport(ctx context.Context, id int64, mapping []string, mode, matchKey string) (*Import, error) {
 	im, err := s.Import(ctx, id)
 	if err != nil {
@@ -254,6 +276,9 @@ func (s Scope) QueueImport(ctx context.Context, id int64, mapping []string, mode
 	}
 	if im.Status != ImportUploaded {
 		return nil, ErrConflict
+	}
+	if !s.MayImport(im.Entity, mode, false) {
+		return nil, ErrForbidden
 	}
 	err = s.Tx(ctx, func(tx Scope) error {
 		res, err := tx.Update((*Import)(nil)).Set("mapping = ?", jsonText(mapping)).Set("mode = ?", mode).
@@ -270,11 +295,15 @@ func (s Scope) QueueImport(ctx context.Context, id int64, mapping []string, mode
 	return s.Import(ctx, id)
 }
 
-// QueueUndo asks for a finished import to be undone as a whole.
+// QueueUndo asks for a finished import to be undone as a whole; a user who may not delete
+// records of its entity is refused (ErrForbidden).
 func (s Scope) QueueUndo(ctx context.Context, id int64) (*Import, error) {
 	im, err := s.Import(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if !s.MayImport(im.Entity, im.Mode, true) {
+		return nil, ErrForbidden
 	}
 	if !im.Undoable() {
 		return nil, ErrConflict

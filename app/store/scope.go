@@ -14,6 +14,9 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflict")
+	// ErrForbidden refuses what the scope's user's role does not allow on the record at hand
+	// (the routes already refuse callers who lack the feature's permission altogether).
+	ErrForbidden = errors.New("forbidden")
 )
 
 // Refusal is a rule's refusal that names the message a user reads (a message id and its

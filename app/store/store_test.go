@@ -224,3 +224,37 @@ func TestScopeWithoutPermissionsIsRestrictive(t *testing.T) {
 		}
 	})
 }
+
+// The store refuses an import its user's role does not allow for the import's kind of
+// record: uploading needs create, an upsert update too, and an undo delete; the system
+// scope may do all.
+func TestImportPermissionsAreTheStores(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clientsOnly := db.Tenant(tn.ID, u.ID).WithPermissions(auth.Permissions{
+			auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeAll},
+			auth.FeatureLeads:   {View: true, Create: true, Scope: auth.ScopeAll}})
+		n := store.NewImport{Entity: store.EntityClient, FileName: "c.csv", Content: []byte("Name\nA\n"), Header: []string{"Name"}}
+		if _, err := db.Tenant(tn.ID, u.ID).CreateImport(ctx, n); !errors.Is(err, store.ErrForbidden) {
+			t.Fatalf("upload without permissions: %v", err)
+		}
+		im, err := clientsOnly.CreateImport(ctx, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := clientsOnly.QueueImport(ctx, im.ID, []string{"customer_name"}, store.ModeUpsert, store.MatchEmail); !errors.Is(err, store.ErrForbidden) {
+			t.Fatalf("an upsert without update: %v", err)
+		}
+		if !clientsOnly.MayImport(store.EntityClient, store.ModeCreate, false) || clientsOnly.MayImport(store.EntityClient, store.ModeCreate, true) {
+			t.Fatal("create may import, undo needs delete")
+		}
+		if !db.System(tn.ID, u.ID).MayImport(store.EntityLead, store.ModeUpsert, true) {
+			t.Fatal("the system scope may undo")
+		}
+	})
+}

@@ -64,6 +64,8 @@ func Classify(err error) (status int, msgID string, args []any, fields validate.
 		return http.StatusConflict, id, a, nil
 	case errors.Is(err, store.ErrNotFound):
 		return http.StatusNotFound, "error.notFound", nil, nil
+	case errors.Is(err, store.ErrForbidden):
+		return http.StatusForbidden, "error.forbidden", nil, nil
 	case errors.Is(err, store.ErrConflict):
 		return http.StatusConflict, "error.conflict", nil, nil
 	}
