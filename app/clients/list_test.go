@@ -1,3 +1,6 @@
+// Long on purpose: the client list page and API share one fixture walked through every sort,
+// filter, search, page size, cursor and bulk action.
+
 package clients_test
 
 import (

@@ -1,3 +1,6 @@
+// Long on purpose: every import mode (create, update, upsert), match key, refusal, report and
+// undo is a journey through the API on both databases, sharing the CSV fixtures at the top.
+
 package imports_test
 
 import (

@@ -1,3 +1,6 @@
+// Long on purpose: the lead pages (list, form, view, edit, delete, saved views, board) are
+// tested as one user clicking through them, each test a whole journey with its fixtures.
+
 package leads_test
 
 import (

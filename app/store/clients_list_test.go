@@ -1,3 +1,6 @@
+// Long on purpose: one fixture of clients walked through every sort, filter, search and
+// cursor of the client list, and the query plans at scale, on both databases.
+
 package store_test
 
 import (

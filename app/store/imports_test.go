@@ -1,3 +1,7 @@
+// Long on purpose: the import machinery (claim, batches, resume after a stopped runner,
+// set-based updates, undo exactly once) is tested end to end on both databases, with the
+// equal-outcome tests against single creates and updates.
+
 package store
 
 import (

@@ -1,3 +1,6 @@
+// Long on purpose: one fixture of leads walked through every sort, filter, search, cursor and
+// record scope of the lead list, and the query plans at scale, on both databases.
+
 package store_test
 
 import (
