@@ -60,6 +60,25 @@ func newKey() string {
 	return hex.EncodeToString(b)
 }
 
+// previews are the documents as the API shows them.
+func previews(docs []store.Document) []previewRecord {
+	out := make([]previewRecord, 0, len(docs))
+	for i := range docs {
+		out = append(out, preview(&docs[i]))
+	}
+	return out
+}
+
+// owner reads the lead or client the path's {id} names and checks the caller reaches it.
+func owner(r *http.Request, entity string) (store.Scope, int64, error) {
+	id, err := web.PathID(r, "id")
+	if err != nil {
+		return store.Scope{}, 0, err
+	}
+	scope := web.Scope(r)
+	return scope, id, scope.Reachable(r.Context(), entity, id)
+}
+
 // entityFolder is where an entity's files live in the file store.
 func entityFolder(tenantID int64, entity string, id int64) string {
 	return fmt.Sprintf("%d/%s/%d", tenantID, entity, id)
@@ -70,13 +89,8 @@ func entityFolder(tenantID int64, entity string, id int64) string {
 // limit, and removes whatever it stored when the upload fails.
 func (h *Handler) DocumentUpload(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
+		scope, id, err := owner(r, entity)
 		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		scope := web.Scope(r)
-		if err := scope.Reachable(r.Context(), entity, id); err != nil {
 			h.web.Fail(w, r, err)
 			return
 		}
@@ -85,10 +99,7 @@ func (h *Handler) DocumentUpload(entity string) http.HandlerFunc {
 			h.web.Fail(w, r, err)
 			return
 		}
-		out := make([]previewRecord, 0, len(docs))
-		for i := range docs {
-			out = append(out, preview(&docs[i]))
-		}
+		out := previews(docs)
 		h.web.OK(w, r, http.StatusCreated, "documents.uploaded", out)
 	}
 }
@@ -194,21 +205,14 @@ func cleanFileName(name string) string {
 
 func (h *Handler) DocumentList(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		docs, err := web.Scope(r).Documents(r.Context(), entity, id)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		out := make([]previewRecord, 0, len(docs))
-		for i := range docs {
-			out = append(out, preview(&docs[i]))
-		}
-		h.web.OK(w, r, http.StatusOK, "ok", web.List[previewRecord]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
+		h.web.ServeByID(w, r, http.StatusOK, "ok", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+			docs, err := s.Documents(ctx, entity, id)
+			if err != nil {
+				return nil, err
+			}
+			out := previews(docs)
+			return web.List[previewRecord]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)}, nil
+		})
 	}
 }
 
@@ -243,20 +247,16 @@ func (h *Handler) DocumentUpdate(entity string) http.HandlerFunc {
 
 func (h *Handler) DocumentDelete(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		key, err := web.Scope(r).DeleteDocument(r.Context(), entity, id)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		if err := h.files.Delete(r.Context(), key); err != nil {
-			h.web.Logger(r).Warn("document file not removed", "key", key, "err", err)
-		}
-		h.web.OK(w, r, http.StatusOK, "documents.deleted", nil)
+		h.web.ServeByID(w, r, http.StatusOK, "documents.deleted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
+			key, err := s.DeleteDocument(ctx, entity, id)
+			if err != nil {
+				return nil, err
+			}
+			if err := h.files.Delete(ctx, key); err != nil {
+				h.web.Logger(r).Warn("document file not removed", "key", key, "err", err)
+			}
+			return nil, nil
+		})
 	}
 }
 

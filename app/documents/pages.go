@@ -71,13 +71,8 @@ func uploadRefusal(r *http.Request, err error) (int, string) {
 // upload shows the documents again with the reason, and nothing is kept.
 func (h *Handler) DocumentUploadPage(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := web.PathID(r, "id")
+		scope, id, err := owner(r, entity)
 		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		scope := web.Scope(r)
-		if err := scope.Reachable(r.Context(), entity, id); err != nil {
 			h.web.Fail(w, r, err)
 			return
 		}

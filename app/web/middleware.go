@@ -39,20 +39,7 @@ func (k *Kit) RequireAuth(next http.Handler) http.Handler {
 
 // Can refuses callers whose role lacks the action on the feature (403).
 func (k *Kit) Can(f auth.Feature, a auth.Action) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p := Caller(r)
-			if p == nil {
-				k.Fail(w, r, ErrUnauthorized)
-				return
-			}
-			if !p.Perms.Allows(f, a) {
-				k.Fail(w, r, ErrForbidden)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+	return k.CanAny(Need{Feature: f, Action: a})
 }
 
 // Need is a permission a route or a menu entry needs: an action on a feature.
