@@ -5,17 +5,22 @@ package clients
 
 import (
 	"crm/app/documents"
+	"crm/app/listpage"
 	"crm/app/web"
+	clientsview "crm/views/clients"
 )
 
 // Handler serves clients.
 type Handler struct {
 	web       *web.Kit
 	documents *documents.Handler
+	list      *listpage.List[*clientsview.List]
 }
 
 // New is the clients handler; a client page shows its documents, and deleting a client
 // removes its document files.
 func New(kit *web.Kit, docs *documents.Handler) *Handler {
-	return &Handler{web: kit, documents: docs}
+	h := &Handler{web: kit, documents: docs}
+	h.list = h.newList()
+	return h
 }

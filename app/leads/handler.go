@@ -6,8 +6,10 @@ package leads
 
 import (
 	"crm/app/documents"
+	"crm/app/listpage"
 	"crm/app/reminders"
 	"crm/app/web"
+	leadsview "crm/views/leads"
 )
 
 // Handler serves leads.
@@ -15,10 +17,13 @@ type Handler struct {
 	web       *web.Kit
 	documents *documents.Handler
 	reminders *reminders.Handler
+	list      *listpage.List[*leadsview.List]
 }
 
 // New is the leads handler; a lead page shows its documents and reminders, and deleting a
 // lead removes its document files.
 func New(kit *web.Kit, docs *documents.Handler, rem *reminders.Handler) *Handler {
-	return &Handler{web: kit, documents: docs, reminders: rem}
+	h := &Handler{web: kit, documents: docs, reminders: rem}
+	h.list = h.newList()
+	return h
 }

@@ -22,7 +22,7 @@ func (h *Handler) SavedViewSavePage(w http.ResponseWriter, r *http.Request) {
 	v, err := web.Scope(r).SaveView(r.Context(), name, norm.Encode())
 	var ve validate.Errors
 	if errors.As(err, &ve) {
-		h.listRefusal(w, r, web.QueryHref("/leads", norm), func(m *leadsview.List) {
+		h.list.Refuse(w, r, web.QueryHref(leadsview.ListPath, norm), func(m *leadsview.List) {
 			m.SaveName = name
 			m.SaveError = ve.First("name")
 		})

@@ -7,7 +7,6 @@ import (
 	"crm/app/i18n"
 	"crm/app/store"
 	"crm/views/components"
-	leadsview "crm/views/leads"
 )
 
 // ListPath is the client list's address.
@@ -17,26 +16,17 @@ const ListPath = "/clients"
 // search, a filter, the sort or the page changes.
 const ResultsID = "client-results"
 
-// Column is a column of the client table; Sort is the list sort it orders by ("" if none).
-type Column struct {
-	LabelID string
-	Sort    string
-}
-
 // Columns are the client table's columns, in order.
-var Columns = []Column{
-	{"leadsPage.field.leadId", store.SortID},
-	{"leadsPage.field.customer_name", store.SortCustomer},
-	{"leadsPage.field.company_name", store.SortCompany},
-	{"leadsPage.field.company_email", ""},
-	{"leadsPage.field.company_phone_number", ""},
-	{"leadsPage.field.owner_id", ""},
-	{"clientsPage.fromLead", ""},
-	{"leadsPage.field.created_at", store.SortCreated},
+var Columns = []components.Column{
+	{LabelID: "leadsPage.field.leadId", Sort: store.SortID},
+	{LabelID: "leadsPage.field.customer_name", Sort: store.SortCustomer},
+	{LabelID: "leadsPage.field.company_name", Sort: store.SortCompany},
+	{LabelID: "leadsPage.field.company_email"},
+	{LabelID: "leadsPage.field.company_phone_number"},
+	{LabelID: "leadsPage.field.owner_id"},
+	{LabelID: "clientsPage.fromLead"},
+	{LabelID: "leadsPage.field.created_at", Sort: store.SortCreated},
 }
-
-// PageSizes are the page sizes the list offers.
-var PageSizes = []string{"20", "50", "100"}
 
 // Converted values of the "converted from a lead" filter.
 const (
@@ -44,15 +34,17 @@ const (
 	ConvertedNo  = "no"
 )
 
-// List is the client list page: the query as the URL holds it, the page of clients, and
-// the choices of the filters and of the bulk owner change.
+// State is the client list's state for a normalised query, its errors and its sort.
+func State(q url.Values, errs map[string]string, sort string, desc bool) components.ListState {
+	return components.ListState{Path: ListPath, Results: ResultsID, SortIDs: "client", Query: q, Sort: sort, Desc: desc, Errors: errs}
+}
+
+// List is the client list page: its state (the query as the URL holds it), the page of
+// clients, and the choices of the filters and of the bulk owner change.
 type List struct {
-	Query    url.Values // the normalised state: search, filters, sort, order, limit, after/before
-	Sort     string     // canonical sort name
-	Desc     bool
+	components.ListState
 	Page     *store.ClientPage
-	Filtered bool // a search or filter is set: an empty page means "no match"
-	Errors   map[string]string
+	Filtered bool                           // a search or filter is set: an empty page means "no match"
 	Choices  map[string][]components.Option // "owner_id" (filter), "bulk_owner_id"
 
 	BulkError string
@@ -62,123 +54,48 @@ type List struct {
 	Pager     components.Pager
 }
 
-// Href is the list's address with the current query changed by set (name, value pairs; an
-// empty value removes the parameter). Any change starts again from the first page.
-func (m List) Href(set ...string) string {
-	q := m.query("after", "before")
-	for i := 0; i+1 < len(set); i += 2 {
-		if set[i+1] == "" {
-			q.Del(set[i])
-		} else {
-			q.Set(set[i], set[i+1])
-		}
-	}
-	return href(ListPath, q)
-}
-
-// Current is the list's own address, page included, to come back to after a bulk action.
-func (m List) Current() string { return href(ListPath, m.query()) }
-
-// ExportHref is the CSV export of the current view: every page, whatever the page size,
-// without the filters the list could not read (as the list shows it).
-func (m List) ExportHref() string {
-	drop := []string{"after", "before", "limit"}
-	for name := range m.Errors {
-		drop = append(drop, name)
-	}
-	return href(ListPath+"/export.csv", m.query(drop...))
-}
-
-// SortHref is the address that sorts by col: ascending first, the other way when it is
-// already the sort.
-func (m List) SortHref(col string) string {
-	order := "asc"
-	if col == m.Sort && !m.Desc {
-		order = "desc"
-	}
-	return m.Href("sort", col, "order", order)
-}
-
-// AriaSort is the aria-sort of a column header.
-func (m List) AriaSort(col string) string {
-	switch {
-	case col == "" || col != m.Sort:
-		return ""
-	case m.Desc:
-		return "descending"
-	}
-	return "ascending"
-}
-
-// query copies the state without the named parameters.
-func (m List) query(drop ...string) url.Values {
-	q := url.Values{}
-	for k, v := range m.Query {
-		q[k] = append([]string(nil), v...)
-	}
-	for _, k := range drop {
-		q.Del(k)
-	}
-	return q
-}
-
-func href(path string, q url.Values) string {
-	if enc := q.Encode(); enc != "" {
-		return path + "?" + enc
-	}
-	return path
-}
-
-func (m List) value(name string) string { return m.Query.Get(name) }
-
-// Total is the list's count: exact, or "10,000+" when the store stopped counting.
-func Total(ctx context.Context, p *store.ClientPage) string {
-	n := leadsview.Count(ctx, p.Total)
-	if p.TotalCapped {
-		return i18n.T(ctx, "clientsList.totalCapped", "Total", n)
-	}
-	return i18n.T(ctx, "clientsList.total", "Count", p.Total, "Total", n)
-}
-
 // ownerFilter is the owner filter's select, with the query's value selected.
 func (m List) ownerFilter(ctx context.Context) components.Field {
-	f := components.Field{ID: "c-owner", Name: "owner_id", Label: i18n.T(ctx, "leadsPage.field.owner_id"),
-		Blank: i18n.T(ctx, "leadsPage.all"), Error: m.Errors["owner_id"]}
-	for _, o := range m.Choices["owner_id"] {
-		o.Selected = o.Value == m.value("owner_id")
-		f.Options = append(f.Options, o)
-	}
-	return f
+	return m.Select(ctx, components.Field{ID: "c-owner", Name: "owner_id", Label: i18n.T(ctx, "leadsPage.field.owner_id"),
+		Error: m.Errors["owner_id"]}, m.Choices["owner_id"])
 }
 
-// convertedFilter is the "converted from a lead" filter's select.
+// convertedFilter is the "converted from a lead" filter's select (a value it does not know
+// is shown as no choice, without an error).
 func (m List) convertedFilter(ctx context.Context) components.Field {
-	f := components.Field{ID: "c-converted", Name: "converted", Label: i18n.T(ctx, "clientsList.converted"), Blank: i18n.T(ctx, "leadsPage.all")}
-	for _, v := range []struct{ value, label string }{{ConvertedYes, "clientsList.convertedYes"}, {ConvertedNo, "clientsList.convertedNo"}} {
-		f.Options = append(f.Options, components.Option{Value: v.value, Label: i18n.T(ctx, v.label), Selected: m.value("converted") == v.value})
-	}
-	return f
+	return m.Select(ctx, components.Field{ID: "c-converted", Name: "converted", Label: i18n.T(ctx, "clientsList.converted")},
+		[]components.Option{{Value: ConvertedYes, Label: i18n.T(ctx, "clientsList.convertedYes")},
+			{Value: ConvertedNo, Label: i18n.T(ctx, "clientsList.convertedNo")}})
 }
 
-// createdPicker is the created-date range filter, as the lead list has it: two native date
-// inputs (from, to) without JavaScript, the picker island in range mode with it, loaded when
-// the user first presses or focuses the field (the list's first load stays small). Picking a
-// range changes the filter grid, which applies the filter like any other.
-func (m List) createdPicker(ctx context.Context) components.Picker {
-	return components.Picker{ID: "c-from", Name: "from", IDTo: "c-to", NameTo: "to", Mode: "range",
-		Label: i18n.T(ctx, "leadsPage.createdBetween"), FieldLabel: i18n.T(ctx, "leadsPage.createdFrom"),
-		LabelTo: i18n.T(ctx, "leadsPage.createdTo"), Value: m.value("from"), ValueTo: m.value("to"),
-		Error: m.Errors["from"], ErrorTo: m.Errors["to"], Load: components.PickerOnIntent, TestID: "client-created-range"}
+func (m List) filters(ctx context.Context) components.Filters {
+	return components.Filters{ID: "client-filters", GridID: "client-filter-grid", SearchID: "c-search", SearchTestID: "client-search",
+		Label: i18n.T(ctx, "clientsList.filters"), Search: i18n.T(ctx, "clientsPage.search"), SearchHint: i18n.T(ctx, "clientsList.searchHint"),
+		Apply: i18n.T(ctx, "clientsPage.apply"), Reset: i18n.T(ctx, "clientsPage.reset"), ResetTestID: "client-filters-reset"}
 }
 
-func (m List) pageSize(ctx context.Context) components.Field {
-	f := components.Field{ID: "c-limit", Name: "limit", Label: i18n.T(ctx, "clientsPage.pageSize")}
-	cur := m.value("limit")
-	if cur == "" {
-		cur = PageSizes[0]
+// results is the results region's model: the count and the export, the table with the
+// bulk tools the user may use, and the pager.
+func (m List) results(ctx context.Context) components.Results {
+	r := components.Results{Count: components.Total(ctx, "clientsList.total", m.Page.Total, m.Page.TotalCapped), CountTestID: "client-count",
+		Export: i18n.T(ctx, "clientsPage.export"), ExportTestID: "client-export",
+		Empty: components.Empty{TestID: "clients-empty", Filtered: m.Filtered, NoMatch: i18n.T(ctx, "clientsList.noMatch"),
+			Reset: i18n.T(ctx, "clientsPage.reset"), Message: i18n.T(ctx, "clientsPage.empty")},
+		Table: components.Table{Caption: i18n.T(ctx, "clientsPage.title"), TestID: "client-table", Columns: Columns, RowAttr: "data-client-id",
+			Bulk: components.Bulk{FormID: "client-bulk-form", Action: "/clients/bulk/owner", TestID: "client-bulk-tools",
+				Legend: i18n.T(ctx, "clientsList.bulk"), Error: m.BulkError, ErrorTestID: "client-bulk-error"}},
+		Pager: m.Pager}
+	if m.CanUpdate {
+		r.Table.Bulk.Fields = []components.BulkField{{Name: "owner_id", Label: i18n.T(ctx, "leadsPage.field.owner_id"),
+			Options: m.Choices["bulk_owner_id"], Apply: i18n.T(ctx, "leadsPage.bulkOwner"),
+			TestID: "client-bulk-owner", ApplyTestID: "client-bulk-apply-owner"}}
 	}
-	for _, n := range PageSizes {
-		f.Options = append(f.Options, components.Option{Value: n, Label: n, Selected: n == cur})
+	if m.CanDelete {
+		r.Table.Bulk.Delete, r.Table.Bulk.DeleteTestID = "/clients/bulk/delete", "client-bulk-delete"
 	}
-	return f
+	for i := range m.Page.Rows {
+		c := &m.Page.Rows[i]
+		r.Table.Rows = append(r.Table.Rows, components.Row{ID: c.ID, Name: c.CustomerName, Cells: row(c)})
+	}
+	return r
 }

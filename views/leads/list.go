@@ -4,50 +4,44 @@ import (
 	"context"
 	"net/url"
 
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"crm/app/i18n"
 	"crm/app/store"
 	"crm/views/components"
 )
 
+// ListPath is the lead list's address.
+const ListPath = "/leads"
+
 // ResultsID is the id of the list's results region: htmx swaps only it when the search,
 // a filter, a sort or a page changes.
 const ResultsID = "lead-results"
 
-// Column is a column of the lead table; Sort is the list sort it orders by ("" if none).
-type Column struct {
-	LabelID string
-	Sort    string
-}
-
 // Columns are the lead table's columns, in order.
-var Columns = []Column{
-	{"leadsPage.field.leadId", store.SortID},
-	{"leadsPage.field.customer_name", store.SortCustomer},
-	{"leadsPage.field.company_name", store.SortCompany},
-	{"leadsPage.field.company_email", store.SortEmail},
-	{"leadsPage.field.company_phone_number", ""},
-	{"leadsPage.field.lead_stage_id", store.SortStage},
-	{"leadsPage.field.lead_status_id", store.SortStatus},
-	{"leadsPage.field.lead_source_id", store.SortSource},
-	{"leadsPage.field.owner_id", ""},
-	{"leadsPage.field.created_at", store.SortCreated},
+var Columns = []components.Column{
+	{LabelID: "leadsPage.field.leadId", Sort: store.SortID},
+	{LabelID: "leadsPage.field.customer_name", Sort: store.SortCustomer},
+	{LabelID: "leadsPage.field.company_name", Sort: store.SortCompany},
+	{LabelID: "leadsPage.field.company_email", Sort: store.SortEmail},
+	{LabelID: "leadsPage.field.company_phone_number"},
+	{LabelID: "leadsPage.field.lead_stage_id", Sort: store.SortStage},
+	{LabelID: "leadsPage.field.lead_status_id", Sort: store.SortStatus},
+	{LabelID: "leadsPage.field.lead_source_id", Sort: store.SortSource},
+	{LabelID: "leadsPage.field.owner_id"},
+	{LabelID: "leadsPage.field.created_at", Sort: store.SortCreated},
 }
 
-// PageSizes are the page sizes the list offers.
-var PageSizes = []string{"20", "50", "100"}
+// State is the lead list's state for a normalised query, its errors and its sort.
+func State(q url.Values, errs map[string]string, sort string, desc bool) components.ListState {
+	return components.ListState{Path: ListPath, Results: ResultsID, SortIDs: "list", Query: q, Sort: sort, Desc: desc,
+		Errors: errs, ExportKeepsInvalid: true}
+}
 
-// List is the lead list page: the query as the URL holds it, the page of leads, the
-// choices of the filters and the bulk actions, and the user's saved views.
+// List is the lead list page: its state (the query as the URL holds it), the page of
+// leads, the choices of the filters and the bulk actions, and the user's saved views.
 type List struct {
-	Query    url.Values // the normalised state: search, filters, sort, order, limit, after
-	Sort     string     // canonical sort name
-	Desc     bool
+	components.ListState
 	Page     *store.LeadPage
-	Filtered bool // a search or filter is set: an empty page means "no match"
-	Errors   map[string]string
+	Filtered bool                           // a search or filter is set: an empty page means "no match"
 	Choices  map[string][]components.Option // filter and bulk choices by field name
 
 	SavedViews []store.SavedView
@@ -61,129 +55,56 @@ type List struct {
 	Pager     components.Pager
 }
 
-// Href is the list's address with the current query changed by set (an empty value
-// removes the parameter). Any change but paging starts again from the first page.
-func (m List) Href(set ...string) string {
-	q := url.Values{}
-	for k, v := range m.Query {
-		q[k] = append([]string(nil), v...)
-	}
-	q.Del("after")
-	for i := 0; i+1 < len(set); i += 2 {
-		if set[i+1] == "" {
-			q.Del(set[i])
-		} else {
-			q.Set(set[i], set[i+1])
-		}
-	}
-	if enc := q.Encode(); enc != "" {
-		return "/leads?" + enc
-	}
-	return "/leads"
-}
-
-// SortHref is the address that sorts by col: ascending first, the other way when it is
-// already the sort.
-func (m List) SortHref(col string) string {
-	order := "asc"
-	if col == m.Sort && !m.Desc {
-		order = "desc"
-	}
-	return m.Href("sort", col, "order", order)
-}
-
-// AriaSort is the aria-sort of a column header.
-func (m List) AriaSort(col string) string {
-	if col == "" || col != m.Sort {
-		return ""
-	}
-	if m.Desc {
-		return "descending"
-	}
-	return "ascending"
-}
-
-// Current is the list's own address, for going back after a bulk action.
-func (m List) Current() string {
-	q := url.Values{}
-	for k, v := range m.Query {
-		q[k] = v
-	}
-	if enc := q.Encode(); enc != "" {
-		return "/leads?" + enc
-	}
-	return "/leads"
-}
-
-// ViewQuery is the query a saved view keeps and the export takes: everything but the page.
-func (m List) ViewQuery() string {
-	q := url.Values{}
-	for k, v := range m.Query {
-		if k != "after" {
-			q[k] = v
-		}
-	}
-	return q.Encode()
-}
-
-// ExportHref is the CSV export of the current view.
-func (m List) ExportHref() string {
-	q := url.Values{}
-	for k, v := range m.Query {
-		if k != "after" && k != "limit" {
-			q[k] = v
-		}
-	}
-	if enc := q.Encode(); enc != "" {
-		return "/leads/export.csv?" + enc
-	}
-	return "/leads/export.csv"
-}
-
-func (m List) value(name string) string { return m.Query.Get(name) }
-
-// createdPicker is the created-date range filter: two native date inputs (from, to)
-// without JavaScript, the picker island in range mode with it, loaded when the user first
-// points at or focuses the field (the list's first load stays small). Picking a range
-// changes the form, which applies the filter like any other.
-func (m List) createdPicker(ctx context.Context) components.Picker {
-	return components.Picker{ID: "f-from", Name: "from", IDTo: "f-to", NameTo: "to", Mode: "range",
-		Label: i18n.T(ctx, "leadsPage.createdBetween"), FieldLabel: i18n.T(ctx, "leadsPage.createdFrom"),
-		LabelTo: i18n.T(ctx, "leadsPage.createdTo"), Value: m.value("from"), ValueTo: m.value("to"),
-		Error: m.Errors["from"], ErrorTo: m.Errors["to"], Load: components.PickerOnIntent, TestID: "created-range"}
-}
-
-// filter builds a filter select with the query's value selected.
+// filter is a filter select with the query's value selected.
 func (m List) filter(ctx context.Context, name, labelID string) components.Field {
-	f := components.Field{Name: name, Label: i18n.T(ctx, labelID), Blank: i18n.T(ctx, "leadsPage.all"), Error: m.Errors[name]}
-	for _, o := range m.Choices[name] {
-		o.Selected = o.Value == m.value(name)
-		f.Options = append(f.Options, o)
-	}
-	return f
+	return m.Select(ctx, components.Field{Name: name, Label: i18n.T(ctx, labelID), Error: m.Errors[name]}, m.Choices[name])
 }
 
-// Count writes a number the way the user's language groups digits (10,000 · 10 000).
-func Count(ctx context.Context, n int64) string {
-	tag, err := language.Parse(i18n.Lang(ctx))
-	if err != nil {
-		tag = language.AmericanEnglish
-	}
-	return message.NewPrinter(tag).Sprintf("%d", n)
+func (m List) filters(ctx context.Context) components.Filters {
+	return components.Filters{ID: "lead-filters", GridID: "lead-filter-grid", SearchID: "f-search", SearchTestID: "lead-search",
+		Label: i18n.T(ctx, "leadsPage.filters"), Search: i18n.T(ctx, "leadsPage.search"), SearchHint: i18n.T(ctx, "leadsPage.searchHint"),
+		Apply: i18n.T(ctx, "leadsPage.apply"), Reset: i18n.T(ctx, "leadsPage.reset"), ResetTestID: "filters-reset"}
 }
 
-// Total is the list's count: exact, or "10,000+" when the store stopped counting.
-func Total(ctx context.Context, p *store.LeadPage) string {
-	if p.TotalCapped {
-		return i18n.T(ctx, "leadsPage.totalCapped", "Total", Count(ctx, p.Total))
+// results is the results region's model: the count, the export and the saved-view form,
+// the table with the bulk tools the user may use, and the pager.
+func (m List) results(ctx context.Context) components.Results {
+	r := components.Results{Count: components.Total(ctx, "leadsPage.total", m.Page.Total, m.Page.TotalCapped), CountTestID: "lead-count",
+		Export: i18n.T(ctx, "leadsPage.export"), ExportTestID: "lead-export", Tools: saveView(m),
+		Empty: components.Empty{TestID: "lead-empty", Filtered: m.Filtered, NoMatch: i18n.T(ctx, "leadsPage.noMatch"),
+			Reset: i18n.T(ctx, "leadsPage.reset"), Message: i18n.T(ctx, "leadsPage.empty")},
+		Table: components.Table{Caption: i18n.T(ctx, "leadsPage.title"), TestID: "lead-table", Columns: Columns, RowAttr: "data-lead-id",
+			Bulk: components.Bulk{FormID: "bulk-form", Action: "/leads/bulk/update", TestID: "bulk-tools",
+				Legend: i18n.T(ctx, "leadsPage.bulk"), Error: m.BulkError}},
+		Pager: m.Pager}
+	if m.CanCreate {
+		r.Empty.CreateHref, r.Empty.Create = "/leads/new", i18n.T(ctx, "leadsPage.newTitle")
 	}
-	return i18n.T(ctx, "leadsPage.total", "Count", p.Total, "Total", Count(ctx, p.Total))
+	if m.CanUpdate {
+		for _, f := range []struct{ name, labelID, applyID string }{
+			{"lead_stage_id", "leadsPage.field.lead_stage_id", "leadsPage.bulkStage"},
+			{"lead_status_id", "leadsPage.field.lead_status_id", "leadsPage.bulkStatus"},
+			{"owner_id", "leadsPage.field.owner_id", "leadsPage.bulkOwner"},
+		} {
+			r.Table.Bulk.Fields = append(r.Table.Bulk.Fields, components.BulkField{Name: f.name, Label: i18n.T(ctx, f.labelID),
+				Options: m.Choices["bulk_"+f.name], Apply: i18n.T(ctx, f.applyID), Named: true,
+				TestID: "bulk-" + f.name, ApplyTestID: "bulk-apply-" + f.name})
+		}
+	}
+	if m.CanDelete {
+		r.Table.Bulk.Delete, r.Table.Bulk.DeleteTestID = "/leads/bulk/delete", "bulk-delete"
+	}
+	for i := range m.Page.Rows {
+		l := &m.Page.Rows[i]
+		r.Table.Rows = append(r.Table.Rows, components.Row{ID: l.ID, Name: l.CustomerName, Cells: row(l)})
+	}
+	return r
 }
 
 // SavedViewHref opens a saved view.
 func SavedViewHref(v store.SavedView) string {
 	if v.Query == "" {
-		return "/leads"
+		return ListPath
 	}
-	return "/leads?" + v.Query
+	return ListPath + "?" + v.Query
 }
