@@ -44,7 +44,7 @@ func yamlToJSON(doc []byte) ([]byte, error) {
 	return b, nil
 }
 
-// handleOpenAPI serves the API's OpenAPI 3.1 document at /v1/api/openapi.json. It changes
+// OpenAPI serves the API's OpenAPI 3.1 document at /v1/api/openapi.json. It changes
 // only with the binary, so clients may keep it and revalidate with its ETag.
 func (s *server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	doc, err := openAPIDocument()

@@ -74,7 +74,7 @@ type clientListData struct {
 	Prev        *string `json:"prev"`
 }
 
-// handleClientList is GET /v1/api/client/list-customer-client: the client list page by
+// ClientList is GET /v1/api/client/list-customer-client: the client list page by
 // page, with the query Query reads and `page` for offset paging; `after` or
 // `before` page by keyset instead.
 func (h *Handler) ClientList(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +106,7 @@ type clientBulkChange struct {
 	OwnerID int64   `json:"owner_id"`
 }
 
-// handleClientBulkUpdate gives many clients another owner at once.
+// ClientBulkUpdate gives many clients another owner at once.
 func (h *Handler) ClientBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	var b clientBulkChange
 	if err := web.DecodeJSON(w, r, &b); err != nil {
@@ -121,7 +121,7 @@ func (h *Handler) ClientBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "clientsList.bulkUpdated", "Count", n), Data: web.Count{Count: n}})
 }
 
-// handleClientDeleteMany deletes the clients named by `ids=[…]`, with their documents.
+// ClientDeleteMany deletes the clients named by `ids=[…]`, with their documents.
 func (h *Handler) ClientDeleteMany(w http.ResponseWriter, r *http.Request) {
 	ids, ok := web.QueryIDs(r, "ids")
 	if !ok || len(ids) == 0 {
@@ -140,7 +140,7 @@ func (h *Handler) ClientDeleteMany(w http.ResponseWriter, r *http.Request) {
 	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "clientsList.bulkDeleted", "Count", n), Data: web.Count{Count: n}})
 }
 
-// handleLeadConvert makes a client from a lead; a second conversion is refused.
+// LeadConvert makes a client from a lead; a second conversion is refused.
 func (h *Handler) LeadConvert(w http.ResponseWriter, r *http.Request) {
 	h.web.ServeByID(w, r, http.StatusCreated, "clients.converted", func(ctx context.Context, s store.Scope, id int64) (any, error) {
 		return s.ConvertLead(ctx, id)

@@ -277,7 +277,7 @@ func (h *Handler) ClientDeleteSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/clients", http.StatusSeeOther)
 }
 
-// handleLeadConvertPage converts a lead from its page and opens the new client; a lead
+// LeadConvertPage converts a lead from its page and opens the new client; a lead
 // converted already leads to its client with the refusal as the message.
 func (h *Handler) LeadConvertPage(w http.ResponseWriter, r *http.Request) {
 	id, err := web.PathID(r, "id")

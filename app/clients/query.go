@@ -21,11 +21,9 @@ import (
 // every other value that is not valid (the page shows them; the API and the export refuse
 // with 422).
 func Query(in url.Values) (store.ClientQuery, url.Values, validate.Errors) {
-	q := store.ClientQuery{Search: strings.TrimSpace(in.Get("search"))}
 	norm, errs := url.Values{}, validate.Errors{}
-	if q.Search != "" {
-		norm.Set("search", q.Search)
-	}
+	lp := web.ReadListParams(in, norm, errs)
+	q := store.ClientQuery{Search: lp.Search, Order: lp.Order, Limit: lp.Limit}
 	switch srt := strings.ToLower(strings.TrimSpace(in.Get("sort"))); {
 	case srt == store.SortName:
 		q.Sort = store.SortCustomer
@@ -36,22 +34,6 @@ func Query(in url.Values) (store.ClientQuery, url.Values, validate.Errors) {
 	}
 	if q.Sort != "" {
 		norm.Set("sort", q.Sort)
-	}
-	if raw := in.Get("order"); raw != "" {
-		o := strings.ToLower(raw)
-		errs.Check(o == "asc" || o == "desc", "order", validate.KeyInvalid)
-		if errs["order"] == "" {
-			q.Order = o
-			norm.Set("order", o)
-		}
-	}
-	if raw := in.Get("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		errs.Check(err == nil, "limit", validate.KeyInvalid)
-		if errs["limit"] == "" {
-			q.Limit = n
-			norm.Set("limit", raw)
-		}
 	}
 	ids, ok := web.ParseIDs(in["owner_id"])
 	errs.Check(ok, "owner_id", validate.KeyInvalid)

@@ -12,7 +12,7 @@ import (
 	homeview "crm/views/home"
 )
 
-// handleHome is the home page: the tenant's key counts and the dashboard for the period
+// Home is the home page: the tenant's key counts and the dashboard for the period
 // asked (api.go). htmx gets only the dashboard's results when the period changes.
 func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)

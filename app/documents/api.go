@@ -84,7 +84,7 @@ func entityFolder(tenantID int64, entity string, id int64) string {
 	return fmt.Sprintf("%d/%s/%d", tenantID, entity, id)
 }
 
-// handleDocumentUpload streams a multipart upload into the file store: at most five files
+// DocumentUpload streams a multipart upload into the file store: at most five files
 // of at most 2048 KB, each checked by its bytes. It stops reading at the first file over a
 // limit, and removes whatever it stored when the upload fails.
 func (h *Handler) DocumentUpload(entity string) http.HandlerFunc {
@@ -260,7 +260,7 @@ func (h *Handler) DocumentDelete(entity string) http.HandlerFunc {
 	}
 }
 
-// handleDocumentDownload serves a document as an attachment, never rendered inline.
+// DocumentDownload serves a document as an attachment, never rendered inline.
 func (h *Handler) DocumentDownload(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")

@@ -67,7 +67,7 @@ func uploadRefusal(r *http.Request, err error) (int, string) {
 	return status, web.T(r, msgID, args...)
 }
 
-// handleDocumentUploadPage takes the upload form of a lead or client page; a refused
+// DocumentUploadPage takes the upload form of a lead or client page; a refused
 // upload shows the documents again with the reason, and nothing is kept.
 func (h *Handler) DocumentUploadPage(entity string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

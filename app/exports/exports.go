@@ -195,7 +195,7 @@ func (h *Handler) streamCSV(w http.ResponseWriter, r *http.Request, name string,
 	}
 }
 
-// handleLeadExport streams every lead the list would show for the query, in its order.
+// LeadExport streams every lead the list would show for the query, in its order.
 func (h *Handler) LeadExport(w http.ResponseWriter, r *http.Request) {
 	q, _, errs := leads.Query(r.URL.Query())
 	if err := errs.Err(); err != nil {
@@ -223,7 +223,7 @@ func (h *Handler) LeadExport(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// handleClientExport streams every client the client list would show for the query
+// ClientExport streams every client the client list would show for the query
 // (clients.Query), in its order, reading the list page after page by keyset.
 func (h *Handler) ClientExport(w http.ResponseWriter, r *http.Request) {
 	q, _, errs := clients.Query(r.URL.Query())

@@ -295,7 +295,7 @@ func (h *Handler) ImportUndo(w http.ResponseWriter, r *http.Request) {
 	h.web.OK(w, r, http.StatusAccepted, "imports.undoStarted", h.importJSON(r, queued))
 }
 
-// handleImportRows lists an import's processed rows in file order: ?outcome=failed (or a
+// ImportRows lists an import's processed rows in file order: ?outcome=failed (or a
 // bracketed list of outcomes), ?after=<row> to page on, ?limit (1–1000, default 100).
 func (h *Handler) ImportRows(w http.ResponseWriter, r *http.Request) {
 	im, err := h.importOf(r)
@@ -332,7 +332,7 @@ func (h *Handler) ImportRows(w http.ResponseWriter, r *http.Request) {
 	h.web.OK(w, r, http.StatusOK, "ok", out)
 }
 
-// handleImportReport streams the report as CSV: for every row of the file its number, what
+// ImportReport streams the report as CSV: for every row of the file its number, what
 // happened to it, the record it made or matched and the reason of a skip or failure, then
 // the row's own cells — so the failed rows can be fixed and imported again. It keeps the
 // file's delimiter and starts with a byte order mark for spreadsheet apps.

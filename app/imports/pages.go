@@ -166,7 +166,7 @@ func (h *Handler) ImportRunPage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, importsview.Href(im.ID), http.StatusSeeOther)
 }
 
-// handleImportProgress is the status fragment htmx polls; it stops polling by answering
+// ImportProgress is the status fragment htmx polls; it stops polling by answering
 // with the report.
 func (h *Handler) ImportProgress(w http.ResponseWriter, r *http.Request) {
 	im, err := h.importOf(r)

@@ -53,7 +53,7 @@ type fieldChange struct {
 	OwnerID      int64 `json:"owner_id"`
 }
 
-// handleLeadSetField serves the single-lead quick changes (update-stage-customer-lead …).
+// LeadSetField serves the single-lead quick changes (update-stage-customer-lead …).
 func (h *Handler) LeadSetField(field store.LeadField) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := web.PathID(r, "id")
@@ -97,7 +97,7 @@ type bulkChange struct {
 	OwnerID      int64   `json:"owner_id"`
 }
 
-// handleLeadBulkUpdate changes the stage, status or owner of many leads at once.
+// LeadBulkUpdate changes the stage, status or owner of many leads at once.
 func (h *Handler) LeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	var b bulkChange
 	if err := web.DecodeJSON(w, r, &b); err != nil {
@@ -125,7 +125,7 @@ func (h *Handler) LeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkUpdated", "Count", n), Data: web.Count{Count: n}})
 }
 
-// handleLeadDeleteMany deletes the leads named by `ids=[…]`.
+// LeadDeleteMany deletes the leads named by `ids=[…]`.
 func (h *Handler) LeadDeleteMany(w http.ResponseWriter, r *http.Request) {
 	ids, ok := web.QueryIDs(r, "ids")
 	if !ok || len(ids) == 0 {
@@ -164,7 +164,7 @@ func (h *Handler) LeadJourney(w http.ResponseWriter, r *http.Request) {
 	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.JourneyEntry]{Result: rows, Total: total, Page: page, Limit: limit})
 }
 
-// handleLeadDuplicates names reachable leads with the same email or phone.
+// LeadDuplicates names reachable leads with the same email or phone.
 func (h *Handler) LeadDuplicates(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	dups, err := web.Scope(r).DuplicateLeads(r.Context(), q.Get("email"), q.Get("phone"), web.IntParam(r, "except_id"))
@@ -175,7 +175,7 @@ func (h *Handler) LeadDuplicates(w http.ResponseWriter, r *http.Request) {
 	h.web.OK(w, r, http.StatusOK, "ok", dups)
 }
 
-// handleLeadDropdown offers leads as label/value pairs, filtered by an optional search.
+// LeadDropdown offers leads as label/value pairs, filtered by an optional search.
 func (h *Handler) LeadDropdown(w http.ResponseWriter, r *http.Request) {
 	page, err := web.Scope(r).ListLeads(r.Context(),
 		store.LeadQuery{Page: 1, Limit: 20, Search: r.URL.Query().Get("search"), Sort: "name"})

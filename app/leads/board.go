@@ -49,7 +49,7 @@ func (h *Handler) BoardPage(w http.ResponseWriter, r *http.Request) {
 	h.web.PageWithScript(w, r, http.StatusOK, web.T(r, "board.title"), leadsview.BoardPage(b), "board.js")
 }
 
-// handleBoardMore serves a column's next cards: appended by htmx, or as a page of their own.
+// BoardMore serves a column's next cards: appended by htmx, or as a page of their own.
 func (h *Handler) BoardMore(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	scope := web.CallerFrom(ctx).Scope()

@@ -20,7 +20,7 @@ type leadListData struct {
 	Summary     leadSummary `json:"summary"`
 }
 
-// handleLeadList is GET /v1/api/lead/list-customer-lead: the lead list page by page, with
+// LeadList is GET /v1/api/lead/list-customer-lead: the lead list page by page, with
 // the query Query reads (search, sort, order, the id filters, from, to, after,
 // limit) and `page` for offset paging (the mobile list); `after` pages by keyset instead.
 func (h *Handler) LeadList(w http.ResponseWriter, r *http.Request) {

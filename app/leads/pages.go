@@ -204,7 +204,7 @@ func (h *Handler) LeadPage(w http.ResponseWriter, r *http.Request) {
 	h.web.Page(w, r, http.StatusOK, title, leadsview.ViewPage(v))
 }
 
-// handleLeadFieldPage is a quick change from a small form: a stage or status button on the
+// LeadFieldPage is a quick change from a small form: a stage or status button on the
 // lead page, or a card's stage select on the board. It goes back where it came from.
 func (h *Handler) LeadFieldPage(field store.LeadField) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -33,33 +33,15 @@ var listFilters = []struct {
 // page's links, and the error key of every value that is not valid (the page shows them
 // next to the filters; the API and the export refuse with 422).
 func Query(in url.Values) (store.LeadQuery, url.Values, validate.Errors) {
-	q := store.LeadQuery{Search: strings.TrimSpace(in.Get("search")), After: in.Get("after")}
 	norm, errs := url.Values{}, validate.Errors{}
-	if q.Search != "" {
-		norm.Set("search", q.Search)
-	}
+	lp := web.ReadListParams(in, norm, errs)
+	q := store.LeadQuery{Search: lp.Search, Order: lp.Order, Limit: lp.Limit, After: in.Get("after")}
 	if raw := in.Get("sort"); raw != "" {
 		srt := strings.ToLower(raw)
 		errs.Check(srt == store.SortName || slices.Contains(store.LeadSorts, srt), "sort", validate.KeyInvalid)
 		if errs["sort"] == "" {
 			q.Sort = srt
 			norm.Set("sort", srt)
-		}
-	}
-	if raw := in.Get("order"); raw != "" {
-		o := strings.ToLower(raw)
-		errs.Check(o == "asc" || o == "desc", "order", validate.KeyInvalid)
-		if errs["order"] == "" {
-			q.Order = o
-			norm.Set("order", o)
-		}
-	}
-	if raw := in.Get("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		errs.Check(err == nil, "limit", validate.KeyInvalid)
-		if errs["limit"] == "" {
-			q.Limit = n
-			norm.Set("limit", raw)
 		}
 	}
 	for _, f := range listFilters {

@@ -79,7 +79,7 @@ func (h *Handler) ReminderList(w http.ResponseWriter, r *http.Request) {
 	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.ReminderView]{Result: rows, Total: int64(len(rows)), Page: 1, Limit: len(rows)})
 }
 
-// handleNotifications lists the caller's due reminders (the header's notifications).
+// Notifications lists the caller's due reminders (the header's notifications).
 func (h *Handler) Notifications(w http.ResponseWriter, r *http.Request) {
 	rows, err := web.Scope(r).DueReminders(r.Context(), 50)
 	if err != nil {

@@ -181,7 +181,7 @@ func (h *Handler) ReminderEditPage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// handleReminderDonePage marks a reminder done and goes back where it came from.
+// ReminderDonePage marks a reminder done and goes back where it came from.
 func (h *Handler) ReminderDonePage(w http.ResponseWriter, r *http.Request) {
 	rm, err := h.reminderOf(r)
 	if err != nil {
@@ -224,7 +224,7 @@ func (h *Handler) ReminderDeletePage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
-// handleNotificationsPage lists the user's due reminders, optionally those due within a
+// NotificationsPage lists the user's due reminders, optionally those due within a
 // range of days (from and to, inclusive).
 func (h *Handler) NotificationsPage(w http.ResponseWriter, r *http.Request) {
 	rows, err := web.Scope(r).DueReminders(r.Context(), 50)

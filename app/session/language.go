@@ -9,7 +9,7 @@ import (
 	"crm/app/web"
 )
 
-// handleLanguage saves a language choice: on the user when signed in, in a cookie before.
+// Language saves a language choice: on the user when signed in, in a cookie before.
 func (h *Handler) Language(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	if err := r.ParseForm(); err != nil {

@@ -45,12 +45,22 @@ func (h *Handler) LoginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) LoginSubmit(w http.ResponseWriter, r *http.Request) {
+	h.formSignIn(w, r, authview.LoginForm{Next: "/home"}, false, func(status int, f authview.LoginForm) {
+		h.web.Bare(w, r, status, "", authview.Login(f))
+	})
+}
+
+// formSignIn signs in from a posted sign-in form (long: the mobile lead manager's long
+// session) and goes to the form's next page; a refusal shows the form again through
+// again, with the reason (and Retry-After when throttled).
+func (h *Handler) formSignIn(w http.ResponseWriter, r *http.Request, form authview.LoginForm, long bool,
+	again func(status int, f authview.LoginForm)) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
 		h.web.Fail(w, r, web.BadRequest("error.form", err))
 		return
 	}
-	form := authview.LoginForm{Email: r.PostForm.Get("email"), Next: web.SafeNext(r.PostForm.Get("next"), "/home")}
+	form.Email, form.Next = r.PostForm.Get("email"), web.SafeNext(r.PostForm.Get("next"), form.Next)
 	login, err := h.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
 	if err != nil {
 		var he *web.Error
@@ -62,10 +72,10 @@ func (h *Handler) LoginSubmit(w http.ResponseWriter, r *http.Request) {
 		if he.Status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
 		}
-		h.web.Bare(w, r, he.Status, "", authview.Login(form))
+		again(he.Status, form)
 		return
 	}
-	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, false); err != nil {
+	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, long); err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}

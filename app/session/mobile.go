@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"net/http"
 	"slices"
@@ -74,7 +73,7 @@ func mobileLocaleURL(lang string) string {
 	return "/locales/mobile/" + lang + ".json?v=" + mobileLocalesVersion()
 }
 
-// handleMobileScreen renders the shell of the lead list and of both add-lead steps.
+// MobileScreen renders the shell of the lead list and of both add-lead steps.
 func (h *Handler) MobileScreen(w http.ResponseWriter, r *http.Request) {
 	lang := mobileLanguage(r)
 	props, err := json.Marshal(mobileview.Props{
@@ -98,7 +97,7 @@ func (h *Handler) mobileShell(r *http.Request, lang string) mobileview.Page {
 		CSS: h.web.Assets.URL("mobilecss.css"), JS: h.web.Assets.URL("mobile.js")}
 }
 
-// handleMobileRedirect sends /m, /m/ and any unknown /m/… path to the lead list.
+// MobileRedirect sends /m, /m/ and any unknown /m/… path to the lead list.
 func (h *Handler) MobileRedirect(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, mobileHome, http.StatusSeeOther)
 }
@@ -116,37 +115,14 @@ func (h *Handler) mobileLoginForm(w http.ResponseWriter, r *http.Request, status
 	h.web.Render(w, r, status, mobileview.Login(h.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
 }
 
-// handleMobileLoginSubmit signs in with a long-lived session and goes back to `next`.
+// MobileLoginSubmit signs in with a long-lived session and goes back to `next`.
 func (h *Handler) MobileLoginSubmit(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
-	if err := r.ParseForm(); err != nil {
-		h.web.Fail(w, r, web.BadRequest("error.form", err))
-		return
-	}
-	form := authview.LoginForm{Email: r.PostForm.Get("email"), Action: mobileLogin,
-		Next: web.SafeNext(r.PostForm.Get("next"), mobileHome)}
-	login, err := h.signIn(r.Context(), form.Email, r.PostForm.Get("password"), web.ClientIP(r))
-	if err != nil {
-		var he *web.Error
-		if !errors.As(err, &he) {
-			h.web.Fail(w, r, err)
-			return
-		}
-		form.Error = web.Message(r, he)
-		if he.Status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", strconv.Itoa(he.Args[1].(int)))
-		}
-		h.mobileLoginForm(w, r, he.Status, form)
-		return
-	}
-	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, true); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	http.Redirect(w, r, form.Next, http.StatusSeeOther)
+	h.formSignIn(w, r, authview.LoginForm{Action: mobileLogin, Next: mobileHome}, true, func(status int, f authview.LoginForm) {
+		h.mobileLoginForm(w, r, status, f)
+	})
 }
 
-// handleMobileServiceWorker serves the bundled service worker at its scope, preceded by
+// MobileServiceWorker serves the bundled service worker at its scope, preceded by
 // the list of files it keeps for offline use. The list names the content-hashed bundles,
 // so every new build changes the worker and the browser installs the new one.
 func (h *Handler) MobileServiceWorker(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +147,7 @@ func (h *Handler) MobileServiceWorker(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// handleMobileLocale serves locales/mobile/{lang}.json. With the current `v` it may be
+// MobileLocale serves locales/mobile/{lang}.json. With the current `v` it may be
 // kept for a year; otherwise the browser revalidates.
 func (h *Handler) MobileLocale(w http.ResponseWriter, r *http.Request) {
 	lang, ok := strings.CutSuffix(chi.URLParam(r, "file"), ".json")
@@ -282,7 +258,7 @@ type configArea struct {
 	ServiceWorker  string `json:"serviceWorker"`
 }
 
-// handleMobileConfig answers GET /v1/api/config.json. It needs no sign-in; the tenant
+// MobileConfig answers GET /v1/api/config.json. It needs no sign-in; the tenant
 // section is filled in for a signed-in caller.
 func (h *Handler) MobileConfig(w http.ResponseWriter, r *http.Request) {
 	proto := "http"

@@ -8,7 +8,7 @@ import (
 	"crm/app/web"
 )
 
-// handleDropdown lists one kind of master as label/value pairs, in display order.
+// Dropdown lists one kind of master as label/value pairs, in display order.
 func (h *Handler) Dropdown(kind store.MasterKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ms, err := web.Scope(r).Masters(r.Context(), kind)

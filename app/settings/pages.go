@@ -161,7 +161,7 @@ func (h *Handler) MasterRenamePage(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
-// handleMasterMovePage moves a stage one place up or down: the way to order stages
+// MasterMovePage moves a stage one place up or down: the way to order stages
 // without dragging.
 func (h *Handler) MasterMovePage(w http.ResponseWriter, r *http.Request) {
 	kind, err := pathKind(r)

@@ -171,3 +171,36 @@ func ClientIP(r *http.Request) string {
 	}
 	return host
 }
+
+// ListParams are what every list's query string has: a search, an order and a page size.
+type ListParams struct {
+	Search string
+	Order  string // "asc", "desc" or "" for the sort's own
+	Limit  int    // 0 for the list's default
+}
+
+// ReadListParams reads a list's search, order and limit from in, keeps the valid ones in
+// norm (the values a list page's links carry) and records an invalid order or limit in errs.
+func ReadListParams(in, norm url.Values, errs validate.Errors) ListParams {
+	p := ListParams{Search: strings.TrimSpace(in.Get("search"))}
+	if p.Search != "" {
+		norm.Set("search", p.Search)
+	}
+	if raw := in.Get("order"); raw != "" {
+		o := strings.ToLower(raw)
+		errs.Check(o == "asc" || o == "desc", "order", validate.KeyInvalid)
+		if errs["order"] == "" {
+			p.Order = o
+			norm.Set("order", o)
+		}
+	}
+	if raw := in.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		errs.Check(err == nil, "limit", validate.KeyInvalid)
+		if errs["limit"] == "" {
+			p.Limit = n
+			norm.Set("limit", raw)
+		}
+	}
+	return p
+}
