@@ -15,7 +15,7 @@ func TestMappingRoundTrip(t *testing.T) {
 	c := store.Contact{CustomerTitle: "Dr.", CustomerName: "Ada", CompanyName: "Ada Co", CompanyEmail: "ada@x.test",
 		CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", CompanyTypeID: &typ, OwnerID: &owner,
 		BillingAddress: &store.Address{FlatNo: "1", Street: "Main", City: "Pune", State: "MH", Zip: "411001", Country: "India"},
-		Notes: "n"}
+		Notes:          "n"}
 	errs := validate.Errors{}
 	if got := FromForm(FormValues(c), errs); !reflect.DeepEqual(got, c) || len(errs) > 0 {
 		t.Fatalf("round trip: got %+v (errors %v), want %+v", got, errs, c)
