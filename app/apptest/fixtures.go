@@ -29,7 +29,7 @@ func AddLead(t *testing.T, e *Env, f Tenant, user int64, name string, mod ...fun
 	if user == 0 {
 		user = f.Admin.ID
 	}
-	in := store.LeadInput{CustomerName: name, CompanyName: name + " Co", CompanyEmail: strings.ToLower(slug(name)) + "@example.com"}
+	in := store.LeadInput{Contact: store.Contact{CustomerName: name, CompanyName: name + " Co", CompanyEmail: strings.ToLower(slug(name)) + "@example.com"}}
 	for _, m := range mod {
 		m(&in)
 	}

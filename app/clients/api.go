@@ -9,27 +9,12 @@ import (
 	"crm/app/web"
 )
 
-// clientPayload is a client as the API takes it.
+// clientPayload is a client as the API takes it: the contact block, by its JSON names.
 type clientPayload struct {
-	CustomerTitle      string         `json:"customer_title"`
-	CustomerName       string         `json:"customer_name"`
-	CompanyName        string         `json:"company_name"`
-	CompanyEmail       string         `json:"company_email"`
-	CompanyDialCode    string         `json:"company_dial_code"`
-	CompanyPhoneNumber string         `json:"company_phone_number"`
-	CompanyTypeID      *int64         `json:"company_type_id"`
-	OwnerID            *int64         `json:"owner_id"`
-	BillingAddress     *store.Address `json:"billing_address"`
-	ShippingAddress    *store.Address `json:"shipping_address"`
-	Notes              string         `json:"notes"`
+	store.Contact
 }
 
-func (p clientPayload) input() store.ClientInput {
-	return store.ClientInput{CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName, CompanyName: p.CompanyName,
-		CompanyEmail: p.CompanyEmail, CompanyDialCode: p.CompanyDialCode, CompanyPhoneNumber: p.CompanyPhoneNumber,
-		CompanyTypeID: p.CompanyTypeID, OwnerID: p.OwnerID, BillingAddress: p.BillingAddress,
-		ShippingAddress: p.ShippingAddress, Notes: p.Notes}
-}
+func (p clientPayload) input() store.ClientInput { return store.ClientInput{Contact: p.Contact} }
 
 func (h *Handler) ClientCreate(w http.ResponseWriter, r *http.Request) {
 	web.ServeJSON(h.web, w, r, http.StatusCreated, "clients.created", func(ctx context.Context, s store.Scope, p clientPayload) (any, error) {

@@ -43,8 +43,9 @@ func newClientListFixture(t *testing.T, e *apptest.Env) *clientListFixture {
 	x.sam = e.User(x.f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: auth.Full})
 	admin := e.DB.System(x.f.Tenant.ID, x.f.Admin.ID)
 	for i := range 25 {
-		in := store.ClientInput{CustomerName: fmt.Sprintf("Person %02d", (i*7)%25), CompanyName: fixtureCompanyNames[i%3],
-			CompanyEmail: fmt.Sprintf("person%02d@example.com", i), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98765%05d", i)}
+		in := store.ClientInput{Contact: store.Contact{CustomerName: fmt.Sprintf("Person %02d", (i*7)%25), CompanyName: fixtureCompanyNames[i%3],
+			CompanyEmail: fmt.Sprintf("person%02d@example.com", i), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98765%05d", i),
+		}}
 		owner := x.f.Admin.ID
 		if i%3 == 0 {
 			owner = x.sam.ID
@@ -52,8 +53,9 @@ func newClientListFixture(t *testing.T, e *apptest.Env) *clientListFixture {
 		in.OwnerID = &owner
 		var id int64
 		if i%5 == 0 {
-			l, _, err := admin.CreateLead(ctx, store.LeadInput{CustomerName: in.CustomerName, CompanyName: in.CompanyName,
-				CompanyEmail: in.CompanyEmail, CompanyDialCode: "+91", CompanyPhoneNumber: in.CompanyPhoneNumber, OwnerID: &owner}, "", "")
+			l, _, err := admin.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: in.CustomerName, CompanyName: in.CompanyName,
+				CompanyEmail: in.CompanyEmail, CompanyDialCode: "+91", CompanyPhoneNumber: in.CompanyPhoneNumber, OwnerID: &owner,
+			}}, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,8 +272,9 @@ func TestClientListAPIScopesAndTenants(t *testing.T) {
 		repScope := e.DB.System(x.f.Tenant.ID, rep.ID)
 		var mine []int64
 		for i, name := range []string{"Rep One", "Rep Two", "Rep Three"} {
-			c, err := repScope.CreateClient(ctx, store.ClientInput{CustomerName: name, CompanyName: "Acme Textiles",
-				CompanyEmail: fmt.Sprintf("rep%d@example.com", i), CompanyPhoneNumber: "9876543210"})
+			c, err := repScope.CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: name, CompanyName: "Acme Textiles",
+				CompanyEmail: fmt.Sprintf("rep%d@example.com", i), CompanyPhoneNumber: "9876543210",
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,8 +318,9 @@ func TestClientBulkAPI(t *testing.T) {
 		ctx := context.Background()
 		admin := e.APIClient(x.f.Admin.Email)
 		other := e.Tenant("Other")
-		otherClient, err := e.DB.System(other.Tenant.ID, other.Admin.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Theirs",
-			CompanyEmail: "theirs@example.com", CompanyPhoneNumber: "9876543210"})
+		otherClient, err := e.DB.System(other.Tenant.ID, other.Admin.ID).CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: "Theirs",
+			CompanyEmail: "theirs@example.com", CompanyPhoneNumber: "9876543210",
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -502,8 +506,9 @@ func TestClientListPageCappedCount(t *testing.T) {
 		s := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		batch := make([]store.Client, 0, store.SearchCountCap+5)
 		for i := range cap(batch) {
-			c := store.Client{CustomerName: fmt.Sprintf("Many Person %04d", i), CompanyEmail: fmt.Sprintf("many%04d@example.com", i),
-				CompanyPhoneNumber: fmt.Sprintf("98%08d", i), OwnerID: &f.Admin.ID, CreatedBy: &f.Admin.ID}
+			c := store.Client{Contact: store.Contact{CustomerName: fmt.Sprintf("Many Person %04d", i), CompanyEmail: fmt.Sprintf("many%04d@example.com", i),
+				CompanyPhoneNumber: fmt.Sprintf("98%08d", i), OwnerID: &f.Admin.ID,
+			}, CreatedBy: &f.Admin.ID}
 			c.SearchText = strings.ToLower(c.CustomerName + " " + c.CompanyEmail + " " + c.CompanyPhoneNumber)
 			batch = append(batch, c)
 		}
@@ -605,8 +610,9 @@ func TestClientListPagesOwnScope(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newClientListFixture(t, e)
 		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
-		c, err := e.DB.System(x.f.Tenant.ID, rep.ID).CreateClient(context.Background(), store.ClientInput{CustomerName: "Rep Own",
-			CompanyEmail: "rep.own@example.com", CompanyPhoneNumber: "9876543210"})
+		c, err := e.DB.System(x.f.Tenant.ID, rep.ID).CreateClient(context.Background(), store.ClientInput{Contact: store.Contact{CustomerName: "Rep Own",
+			CompanyEmail: "rep.own@example.com", CompanyPhoneNumber: "9876543210",
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"crm/app/auth"
 	"crm/app/contact"
@@ -76,41 +75,9 @@ func readClientForm(w http.ResponseWriter, r *http.Request) (map[string]string, 
 	if err := web.ReadForm(w, r); err != nil {
 		return nil, store.ClientInput{}, nil, err
 	}
-	v := map[string]string{}
+	v := contact.PostedValues(r, clientsview.FormFields)
 	errs := validate.Errors{}
-	for _, name := range clientsview.FormFields {
-		v[name] = r.PostFormValue(name)
-	}
-	for _, prefix := range []string{"billing_address", "shipping_address"} {
-		for _, part := range clientsview.AddressFields {
-			v[prefix+"."+part] = r.PostFormValue(prefix + "." + part)
-		}
-	}
-	ref := func(name string) *int64 {
-		raw := strings.TrimSpace(v[name])
-		if raw == "" {
-			return nil
-		}
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || n <= 0 {
-			errs.Add(name, validate.KeyInvalid)
-			return nil
-		}
-		return &n
-	}
-	address := func(prefix string) *store.Address {
-		a := store.Address{FlatNo: v[prefix+".flatNo"], Street: v[prefix+".street"], City: v[prefix+".city"],
-			State: v[prefix+".state"], Zip: v[prefix+".zip"], Country: v[prefix+".country"]}
-		if strings.TrimSpace(a.FlatNo+a.Street+a.City+a.State+a.Zip+a.Country) == "" {
-			return nil
-		}
-		return &a
-	}
-	in := store.ClientInput{CustomerTitle: v["customer_title"], CustomerName: v["customer_name"], CompanyName: v["company_name"],
-		CompanyEmail: v["company_email"], CompanyDialCode: v["company_dial_code"], CompanyPhoneNumber: v["company_phone_number"],
-		CompanyTypeID: ref("company_type_id"), OwnerID: ref("owner_id"), BillingAddress: address("billing_address"),
-		ShippingAddress: address("shipping_address"), Notes: v["notes"]}
-	return v, in, errs, nil
+	return v, store.ClientInput{Contact: contact.FromForm(v, errs)}, errs, nil
 }
 
 func (h *Handler) ClientNewPage(w http.ResponseWriter, r *http.Request) {
@@ -221,17 +188,7 @@ func (h *Handler) ClientEditPage(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	v := map[string]string{"customer_title": c.CustomerTitle, "customer_name": c.CustomerName, "company_name": c.CompanyName,
-		"company_type_id": contact.IDText(c.CompanyTypeID), "company_email": c.CompanyEmail, "company_dial_code": c.CompanyDialCode,
-		"company_phone_number": c.CompanyPhoneNumber, "owner_id": contact.IDText(c.OwnerID), "notes": c.Notes}
-	for prefix, a := range map[string]*store.Address{"billing_address": c.BillingAddress, "shipping_address": c.ShippingAddress} {
-		if a == nil {
-			continue
-		}
-		for part, val := range map[string]string{"flatNo": a.FlatNo, "street": a.Street, "city": a.City, "state": a.State, "zip": a.Zip, "country": a.Country} {
-			v[prefix+"."+part] = val
-		}
-	}
+	v := contact.FormValues(c.Contact)
 	href := clientsview.ClientHref(c.ID)
 	h.renderClientForm(w, r, http.StatusOK, clientsview.Form{ID: c.ID, Action: href + "/edit", CancelHref: href, Values: v, Errors: map[string]string{}})
 }

@@ -1,6 +1,7 @@
-// Package contact holds what the forms of people-like records (leads, clients, and later
-// proposals, invoices and tickets) share: the dial codes offered, choices that keep a
-// value the options lack, and the text of an optional id.
+// Package contact holds what the forms, payloads and exports of people-like records (leads,
+// clients, and later proposals, invoices and tickets) share: the one mapping of the contact
+// block (store.Contact) to form values and export columns, the dial codes offered, choices
+// that keep a value the options lack, and the text of an optional id.
 package contact
 
 import (

@@ -52,7 +52,7 @@ func addDashLeads(t *testing.T, e *apptest.Env, f apptest.Tenant, leads []dashLe
 		if l.by != nil {
 			by = l.by
 		}
-		in := store.LeadInput{CustomerName: fmt.Sprintf("Lead %d", i), CompanyEmail: fmt.Sprintf("lead%d@%d.example.test", i, f.Tenant.ID),
+		in := store.LeadInput{Contact: store.Contact{CustomerName: fmt.Sprintf("Lead %d", i), CompanyEmail: fmt.Sprintf("lead%d@%d.example.test", i, f.Tenant.ID)},
 			CreatedAt: &at}
 		for _, p := range []struct {
 			dst  **int64

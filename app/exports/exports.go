@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"crm/app/clients"
+	"crm/app/contact"
 	"crm/app/leads"
 	"crm/app/store"
 	"crm/app/web"
@@ -77,27 +78,13 @@ func SafeCell(v string) string {
 	return "'" + v
 }
 
-// exportColumns are the fields an export writes after the id, in order, with their labels
-// from the import's fields (so an export imports back with every column recognised).
-var leadExportColumns = []string{"customer_title", "customer_name", "company_name", "company_email", "company_dial_code",
-	"company_phone_number", "company_type_id", "lead_type_id", "lead_source_id", "lead_status_id", "lead_stage_id",
-	"owner_id", "created_by", "created_at",
-	"billing_address.flatNo", "billing_address.street", "billing_address.city", "billing_address.state",
-	"billing_address.zip", "billing_address.country",
-	"shipping_address.flatNo", "shipping_address.street", "shipping_address.city", "shipping_address.state",
-	"shipping_address.zip", "shipping_address.country", "notes"}
+// leadExportColumns are the fields a lead export writes after the id, in order, with their
+// labels from the import's fields (so an export imports back with every column recognised).
+var leadExportColumns = contact.ExportColumns("company_type_id", "lead_type_id", "lead_source_id", "lead_status_id",
+	"lead_stage_id", "owner_id", "created_by", "created_at")
 
-var clientExportColumns = func() []string {
-	var out []string
-	for _, c := range leadExportColumns {
-		switch c {
-		case "lead_type_id", "lead_source_id", "lead_status_id", "lead_stage_id":
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}()
+// clientExportColumns are leadExportColumns without the lead's own masters.
+var clientExportColumns = contact.ExportColumns("company_type_id", "owner_id", "created_by", "created_at")
 
 func exportHeader(r *http.Request, cols []string) []string {
 	out := []string{web.T(r, "imports.idHeading")}
@@ -107,37 +94,22 @@ func exportHeader(r *http.Request, cols []string) []string {
 	return out
 }
 
-func addressParts(a *store.Address) []string {
-	if a == nil {
-		return make([]string, 6)
+// safeRecord makes every cell of a record safe for a spreadsheet app (SafeCell).
+func safeRecord(rec []string) []string {
+	for i := range rec {
+		rec[i] = SafeCell(rec[i])
 	}
-	return []string{a.FlatNo, a.Street, a.City, a.State, a.Zip, a.Country}
+	return rec
 }
 
 func leadRecord(l *store.LeadView) []string {
-	rec := []string{strconv.FormatInt(l.ID, 10), l.CustomerTitle, l.CustomerName, l.CompanyName, l.CompanyEmail,
-		l.CompanyDialCode, l.CompanyPhoneNumber, l.CompanyTypeName, l.LeadTypeName, l.LeadSourceName, l.LeadStatusName,
-		l.LeadStageName, l.OwnerName, l.CreatedUserName, l.CreatedAt.UTC().Format(exportTimeFormat)}
-	rec = append(rec, addressParts(l.BillingAddress)...)
-	rec = append(rec, addressParts(l.ShippingAddress)...)
-	rec = append(rec, l.Notes)
-	for i := range rec {
-		rec[i] = SafeCell(rec[i])
-	}
-	return rec
+	return safeRecord(contact.ExportRecord(l.ID, &l.Contact, l.CompanyTypeName, l.LeadTypeName, l.LeadSourceName,
+		l.LeadStatusName, l.LeadStageName, l.OwnerName, l.CreatedUserName, l.CreatedAt.UTC().Format(exportTimeFormat)))
 }
 
 func clientRecord(c *store.ClientView) []string {
-	rec := []string{strconv.FormatInt(c.ID, 10), c.CustomerTitle, c.CustomerName, c.CompanyName, c.CompanyEmail,
-		c.CompanyDialCode, c.CompanyPhoneNumber, c.CompanyTypeName, c.OwnerName, c.CreatedUserName,
-		c.CreatedAt.UTC().Format(exportTimeFormat)}
-	rec = append(rec, addressParts(c.BillingAddress)...)
-	rec = append(rec, addressParts(c.ShippingAddress)...)
-	rec = append(rec, c.Notes)
-	for i := range rec {
-		rec[i] = SafeCell(rec[i])
-	}
-	return rec
+	return safeRecord(contact.ExportRecord(c.ID, &c.Contact, c.CompanyTypeName, c.OwnerName, c.CreatedUserName,
+		c.CreatedAt.UTC().Format(exportTimeFormat)))
 }
 
 // exportName is the download's file name: what it holds and today's date.

@@ -51,8 +51,9 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		stages := []int64{apptest.MasterID(t, e, f, store.KindStage, "Leads"), apptest.MasterID(t, e, f, store.KindStage, "Deals"), apptest.MasterID(t, e, f, store.KindStage, "Won")}
 		for i := range 230 {
-			in := store.LeadInput{CustomerName: fmt.Sprintf("Lead %03d", i), CompanyName: fmt.Sprintf("Co %d", i%7),
-				CompanyEmail: fmt.Sprintf("lead%d@x.test", i), LeadStageID: &stages[i%3]}
+			in := store.LeadInput{Contact: store.Contact{CustomerName: fmt.Sprintf("Lead %03d", i), CompanyName: fmt.Sprintf("Co %d", i%7),
+				CompanyEmail: fmt.Sprintf("lead%d@x.test", i),
+			}, LeadStageID: &stages[i%3]}
 			if i%10 == 0 {
 				in.OwnerID = &rep.ID
 			}
@@ -62,15 +63,16 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		}
 		repScope := e.DB.System(f.Tenant.ID, rep.ID)
 		hot := apptest.MasterID(t, e, f, store.KindType, "Hot")
-		special, _, err := repScope.CreateLead(ctx, store.LeadInput{CustomerTitle: "Ms.", CustomerName: "Zed, \"the\" Rep", CompanyName: "Rep Co",
-			CompanyEmail: "zed@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", LeadTypeID: &hot,
+		special, _, err := repScope.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerTitle: "Ms.", CustomerName: "Zed, \"the\" Rep", CompanyName: "Rep Co",
+			CompanyEmail: "zed@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210",
 			BillingAddress:  &store.Address{FlatNo: "12", Street: "Main St", City: "Chennai", State: "Tamil Nadu", Zip: "600001", Country: "India"},
-			ShippingAddress: &store.Address{City: "Pune"}, Notes: "=HYPERLINK(\"http://evil.test\")\nline two"}, "", "")
+			ShippingAddress: &store.Address{City: "Pune"}, Notes: "=HYPERLINK(\"http://evil.test\")\nline two",
+		}, LeadTypeID: &hot}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		other := e.Tenant("Globex")
-		if _, _, err := e.DB.System(other.Tenant.ID, other.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: "Other", CompanyEmail: "other@x.test"}, "", ""); err != nil {
+		if _, _, err := e.DB.System(other.Tenant.ID, other.Admin.ID).CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: "Other", CompanyEmail: "other@x.test"}}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 
@@ -167,7 +169,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		partnership := apptest.MasterID(t, e, f, store.KindBusinessType, "Partnership")
 		for i := range 130 {
-			in := store.ClientInput{CustomerName: fmt.Sprintf("Client %03d", i), CompanyEmail: fmt.Sprintf("c%d@x.test", i)}
+			in := store.ClientInput{Contact: store.Contact{CustomerName: fmt.Sprintf("Client %03d", i), CompanyEmail: fmt.Sprintf("c%d@x.test", i)}}
 			if i%2 == 0 {
 				in.CompanyTypeID = &partnership
 			}
@@ -175,8 +177,9 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		mine, err := e.DB.System(f.Tenant.ID, rep.ID).CreateClient(ctx, store.ClientInput{CustomerName: "Rep's Client",
-			CompanyEmail: "mine@x.test", ShippingAddress: &store.Address{Country: "India"}})
+		mine, err := e.DB.System(f.Tenant.ID, rep.ID).CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: "Rep's Client",
+			CompanyEmail: "mine@x.test", ShippingAddress: &store.Address{Country: "India"},
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

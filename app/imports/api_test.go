@@ -191,7 +191,7 @@ func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		old := seedLead(t, e, f, store.LeadInput{CustomerName: "Old One", CompanyName: "Old Co", CompanyEmail: "old@x.test"})
+		old := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Old One", CompanyName: "Old Co", CompanyEmail: "old@x.test"}})
 
 		// Create only: new rows are created, rows matching a lead (or an earlier row) are
 		// skipped as duplicates, bad rows fail with the reason.
@@ -263,8 +263,8 @@ func TestImportModesWithDuplicatesAndBadRows(t *testing.T) {
 
 		// Upsert by phone: a row matching a phone updates, the others create; a phone two
 		// leads share is ambiguous; an empty phone creates.
-		seedLead(t, e, f, store.LeadInput{CustomerName: "Twin 1", CompanyEmail: "t1@x.test", CompanyPhoneNumber: "9111111111"})
-		seedLead(t, e, f, store.LeadInput{CustomerName: "Twin 2", CompanyEmail: "t2@x.test", CompanyPhoneNumber: "9111111111"})
+		seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Twin 1", CompanyEmail: "t1@x.test", CompanyPhoneNumber: "9111111111"}})
+		seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Twin 2", CompanyEmail: "t2@x.test", CompanyPhoneNumber: "9111111111"}})
 		upsert := "Name;Email;Mobile\n" +
 			"A By Phone;a2@x.test;9000000010\n" + // 2: updates the lead of a@x.test
 			"Twin;tw@x.test;9111111111\n" + // 3: ambiguous
@@ -417,12 +417,14 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 		scope := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
 		hot := apptest.MasterID(t, e, f, store.KindType, "Hot")
-		kept := seedLead(t, e, f, store.LeadInput{CustomerTitle: "Dr.", CustomerName: "Kept", CompanyName: "Kept Co",
-			CompanyEmail: "kept@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9333333333", LeadStageID: &deals,
-			LeadTypeID: &hot, OwnerID: &sales.ID, BillingAddress: &store.Address{FlatNo: "1", City: "Chennai", Country: "India"},
-			Notes: "keep me"})
+		kept := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerTitle: "Dr.", CustomerName: "Kept", CompanyName: "Kept Co",
+			CompanyEmail: "kept@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9333333333",
+			OwnerID: &sales.ID, BillingAddress: &store.Address{FlatNo: "1", City: "Chennai", Country: "India"},
+			Notes: "keep me",
+		}, LeadStageID: &deals,
+			LeadTypeID: &hot})
 		before := leadState(kept)
-		untouched := seedLead(t, e, f, store.LeadInput{CustomerName: "Untouched", CompanyEmail: "untouched@x.test"})
+		untouched := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Untouched", CompanyEmail: "untouched@x.test"}})
 
 		data := "Email,Name,Stage,Type,Owner,Billing City,Shipping Country,Notes\n" +
 			"kept@x.test,Changed,Won,Cold," + f.Admin.Email + ",Pune,France,changed\n" +
@@ -514,10 +516,10 @@ func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
 		ctx := context.Background()
 		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{
 			auth.FeatureLeads: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
-		mine := seedLead(t, e, f, store.LeadInput{CustomerName: "Mine", CompanyEmail: "mine@x.test", OwnerID: &rep.ID, Notes: "mine"})
-		theirs := seedLead(t, e, f, store.LeadInput{CustomerName: "Theirs", CompanyEmail: "theirs@x.test", Notes: "theirs"})
+		mine := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Mine", CompanyEmail: "mine@x.test", OwnerID: &rep.ID, Notes: "mine"}})
+		theirs := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Theirs", CompanyEmail: "theirs@x.test", Notes: "theirs"}})
 		g := e.Tenant("Globex")
-		elsewhere := seedLead(t, e, g, store.LeadInput{CustomerName: "Elsewhere", CompanyEmail: "mine@x.test"})
+		elsewhere := seedLead(t, e, g, store.LeadInput{Contact: store.Contact{CustomerName: "Elsewhere", CompanyEmail: "mine@x.test"}})
 		c := e.APIClient(rep.Email)
 		data := "Email,Name,Owner,Notes\n" +
 			"mine@x.test,Mine Renamed,,\n" + // 2: updated
@@ -562,8 +564,9 @@ func TestImportClientsByPhoneAndUndo(t *testing.T) {
 		c := e.APIClient(f.Admin.Email)
 		ctx := context.Background()
 		scope := e.DB.System(f.Tenant.ID, f.Admin.ID)
-		existing, err := scope.CreateClient(ctx, store.ClientInput{CustomerName: "Client Old", CompanyEmail: "client@x.test",
-			CompanyPhoneNumber: "9444444444", Notes: "old"})
+		existing, err := scope.CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: "Client Old", CompanyEmail: "client@x.test",
+			CompanyPhoneNumber: "9444444444", Notes: "old",
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,25 +35,15 @@ func toLeadJSON(v *store.LeadView) leadJSON {
 // leadPayload is the spec's lead payload, plus client_id, lead_type_id, owner_id, notes
 // and an optional logo as a data URL.
 type leadPayload struct {
-	CustomerTitle      string          `json:"customer_title"`
-	CustomerName       string          `json:"customer_name"`
-	CompanyName        string          `json:"company_name"`
-	CompanyEmail       string          `json:"company_email"`
-	CompanyDialCode    string          `json:"company_dial_code"`
-	CompanyPhoneNumber string          `json:"company_phone_number"`
-	CompanyTypeID      *int64          `json:"company_type_id"`
-	LeadTypeID         *int64          `json:"lead_type_id"`
-	LeadSourceID       *int64          `json:"lead_source_id"`
-	LeadStatusID       *int64          `json:"lead_status_id"`
-	LeadStageID        *int64          `json:"lead_stage_id"`
-	OwnerID            *int64          `json:"owner_id"`
-	TenantID           json.RawMessage `json:"tenant_id"` // ignored: the tenant is the caller's
-	BillingAddress     *store.Address  `json:"billing_address"`
-	ShippingAddress    *store.Address  `json:"shipping_address"`
-	Notes              string          `json:"notes"`
-	ClientID           string          `json:"client_id"`
-	CreatedAt          *time.Time      `json:"createdAt"`
-	CompanyLogo        string          `json:"company_logo"`
+	store.Contact
+	LeadTypeID   *int64          `json:"lead_type_id"`
+	LeadSourceID *int64          `json:"lead_source_id"`
+	LeadStatusID *int64          `json:"lead_status_id"`
+	LeadStageID  *int64          `json:"lead_stage_id"`
+	TenantID     json.RawMessage `json:"tenant_id"` // ignored: the tenant is the caller's
+	ClientID     string          `json:"client_id"`
+	CreatedAt    *time.Time      `json:"createdAt"`
+	CompanyLogo  string          `json:"company_logo"`
 }
 
 // Logo limits, from the spec's upload limits.
@@ -95,13 +85,9 @@ func (h *Handler) LeadCreate(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	in := store.LeadInput{ClientID: p.ClientID, CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName,
-		CompanyName: p.CompanyName, CompanyEmail: p.CompanyEmail, CompanyDialCode: p.CompanyDialCode,
-		CompanyPhoneNumber: p.CompanyPhoneNumber, CompanyTypeID: p.CompanyTypeID, LeadTypeID: p.LeadTypeID,
-		LeadSourceID: p.LeadSourceID, LeadStatusID: p.LeadStatusID, LeadStageID: p.LeadStageID, OwnerID: p.OwnerID,
-		BillingAddress: p.BillingAddress, ShippingAddress: p.ShippingAddress, Notes: p.Notes, CreatedAt: p.CreatedAt,
-		// An offline-capable client names its lead with a client id and follows the mobile form's rules.
-		Mobile: p.ClientID != ""}
+	in := p.input()
+	// An offline-capable client names its lead with a client id and follows the mobile form's rules.
+	in.ClientID, in.Mobile = p.ClientID, p.ClientID != ""
 	if p.CompanyLogo != "" {
 		if in.Logo, err = parseLogo(p.CompanyLogo); err != nil {
 			h.web.Fail(w, r, err)

@@ -10,11 +10,8 @@ import (
 
 // leadInput turns the payload into the store's input (admin rules: no client id).
 func (p leadPayload) input() store.LeadInput {
-	return store.LeadInput{CustomerTitle: p.CustomerTitle, CustomerName: p.CustomerName,
-		CompanyName: p.CompanyName, CompanyEmail: p.CompanyEmail, CompanyDialCode: p.CompanyDialCode,
-		CompanyPhoneNumber: p.CompanyPhoneNumber, CompanyTypeID: p.CompanyTypeID, LeadTypeID: p.LeadTypeID,
-		LeadSourceID: p.LeadSourceID, LeadStatusID: p.LeadStatusID, LeadStageID: p.LeadStageID, OwnerID: p.OwnerID,
-		BillingAddress: p.BillingAddress, ShippingAddress: p.ShippingAddress, Notes: p.Notes, CreatedAt: p.CreatedAt}
+	return store.LeadInput{Contact: p.Contact, LeadTypeID: p.LeadTypeID, LeadSourceID: p.LeadSourceID,
+		LeadStatusID: p.LeadStatusID, LeadStageID: p.LeadStageID, CreatedAt: p.CreatedAt}
 }
 
 func (h *Handler) LeadUpdate(w http.ResponseWriter, r *http.Request) {

@@ -49,43 +49,12 @@ func (h *Handler) readLeadForm(w http.ResponseWriter, r *http.Request) (*leadFor
 		}
 		return nil, web.BadRequest("error.form", err)
 	}
-	f := &leadForm{view: leadsview.Form{Values: map[string]string{}, Errors: map[string]string{}}}
+	f := &leadForm{view: leadsview.Form{Values: contact.PostedValues(r, leadFormFields), Errors: map[string]string{}}}
 	v, errs := f.view.Values, validate.Errors(f.view.Errors)
-	for _, name := range leadFormFields {
-		v[name] = r.PostFormValue(name)
-	}
-	for _, prefix := range []string{"billing_address", "shipping_address"} {
-		for _, part := range leadsview.AddressFields {
-			v[prefix+"."+part] = r.PostFormValue(prefix + "." + part)
-		}
-	}
 	f.view.Confirmed = r.PostFormValue("confirm_duplicate") == "1"
-	ref := func(name string) *int64 {
-		raw := strings.TrimSpace(v[name])
-		if raw == "" {
-			return nil
-		}
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || n <= 0 {
-			errs.Add(name, validate.KeyInvalid)
-			return nil
-		}
-		return &n
-	}
-	address := func(prefix string) *store.Address {
-		a := store.Address{FlatNo: v[prefix+".flatNo"], Street: v[prefix+".street"], City: v[prefix+".city"],
-			State: v[prefix+".state"], Zip: v[prefix+".zip"], Country: v[prefix+".country"]}
-		if strings.TrimSpace(a.FlatNo+a.Street+a.City+a.State+a.Zip+a.Country) == "" {
-			return nil
-		}
-		return &a
-	}
-	f.in = store.LeadInput{CustomerTitle: v["customer_title"], CustomerName: v["customer_name"],
-		CompanyName: v["company_name"], CompanyEmail: v["company_email"], CompanyDialCode: v["company_dial_code"],
-		CompanyPhoneNumber: v["company_phone_number"], CompanyTypeID: ref("company_type_id"), LeadTypeID: ref("lead_type_id"),
-		LeadSourceID: ref("lead_source_id"), LeadStatusID: ref("lead_status_id"), LeadStageID: ref("lead_stage_id"),
-		OwnerID: ref("owner_id"), BillingAddress: address("billing_address"), ShippingAddress: address("shipping_address"),
-		Notes: v["notes"]}
+	f.in = store.LeadInput{Contact: contact.FromForm(v, errs), LeadTypeID: contact.FormID(v, errs, "lead_type_id"),
+		LeadSourceID: contact.FormID(v, errs, "lead_source_id"), LeadStatusID: contact.FormID(v, errs, "lead_status_id"),
+		LeadStageID: contact.FormID(v, errs, "lead_stage_id")}
 	logo, err := uploadedLogo(r)
 	if err != nil {
 		var ve validate.Errors
@@ -256,18 +225,10 @@ func (h *Handler) refused(w http.ResponseWriter, r *http.Request, f *leadForm, e
 
 // leadValues fills the form from a stored lead.
 func leadValues(l *store.LeadView) map[string]string {
-	v := map[string]string{"customer_title": l.CustomerTitle, "customer_name": l.CustomerName, "company_name": l.CompanyName,
-		"company_type_id": contact.IDText(l.CompanyTypeID), "company_email": l.CompanyEmail, "company_dial_code": l.CompanyDialCode,
-		"company_phone_number": l.CompanyPhoneNumber, "lead_type_id": contact.IDText(l.LeadTypeID), "lead_source_id": contact.IDText(l.LeadSourceID),
-		"lead_status_id": contact.IDText(l.LeadStatusID), "lead_stage_id": contact.IDText(l.LeadStageID), "owner_id": contact.IDText(l.OwnerID),
-		"notes": l.Notes}
-	for prefix, a := range map[string]*store.Address{"billing_address": l.BillingAddress, "shipping_address": l.ShippingAddress} {
-		if a == nil {
-			continue
-		}
-		for part, val := range map[string]string{"flatNo": a.FlatNo, "street": a.Street, "city": a.City, "state": a.State, "zip": a.Zip, "country": a.Country} {
-			v[prefix+"."+part] = val
-		}
+	v := contact.FormValues(l.Contact)
+	for name, id := range map[string]*int64{"lead_type_id": l.LeadTypeID, "lead_source_id": l.LeadSourceID,
+		"lead_status_id": l.LeadStatusID, "lead_stage_id": l.LeadStageID} {
+		v[name] = contact.IDText(id)
 	}
 	return v
 }

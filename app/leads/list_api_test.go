@@ -47,8 +47,9 @@ func newListAPIFixture(t *testing.T, e *apptest.Env) *listAPIFixture {
 	for i := range 12 {
 		m := func(k store.MasterKind, n int) *int64 { return &x.masters[k][n%len(x.masters[k])].ID }
 		created := x.base.Add(time.Duration(i) * 12 * time.Hour)
-		in := store.LeadInput{CustomerName: names[i%len(names)], CompanyName: fmt.Sprintf("Company %c", 'A'+(11-i)),
+		in := store.LeadInput{Contact: store.Contact{CustomerName: names[i%len(names)], CompanyName: fmt.Sprintf("Company %c", 'A'+(11-i)),
 			CompanyEmail: fmt.Sprintf("lead%d@acme.test", i), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("90000000%02d", i),
+		},
 			LeadStageID: m(store.KindStage, i), LeadStatusID: m(store.KindStatus, i/2), LeadSourceID: m(store.KindSource, i/4),
 			LeadTypeID: m(store.KindType, i), CreatedAt: &created}
 		if i%3 == 0 {
@@ -61,8 +62,9 @@ func newListAPIFixture(t *testing.T, e *apptest.Env) *listAPIFixture {
 		x.leads = append(x.leads, v)
 	}
 	for i := range 3 {
-		if _, _, err := e.DB.System(o.Tenant.ID, o.Admin.ID).CreateLead(ctx, store.LeadInput{CustomerName: names[i],
-			CompanyName: "Company A", CompanyEmail: fmt.Sprintf("other%d@other.test", i), CompanyPhoneNumber: "9000000001"}, "", ""); err != nil {
+		if _, _, err := e.DB.System(o.Tenant.ID, o.Admin.ID).CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: names[i],
+			CompanyName: "Company A", CompanyEmail: fmt.Sprintf("other%d@other.test", i), CompanyPhoneNumber: "9000000001",
+		}}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

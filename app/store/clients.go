@@ -15,23 +15,13 @@ type Client struct {
 	bun.BaseModel `bun:"table:clients,alias:c"`
 	Owned
 
-	ID                 int64     `bun:"id,pk,autoincrement" json:"id"`
-	LeadID             *int64    `bun:"lead_id" json:"lead_id"`
-	CustomerTitle      string    `bun:"customer_title,notnull" json:"customer_title"`
-	CustomerName       string    `bun:"customer_name,notnull" json:"customer_name"`
-	CompanyName        string    `bun:"company_name,notnull" json:"company_name"`
-	CompanyEmail       string    `bun:"company_email,notnull" json:"company_email"`
-	CompanyDialCode    string    `bun:"company_dial_code,notnull" json:"company_dial_code"`
-	CompanyPhoneNumber string    `bun:"company_phone_number,notnull" json:"company_phone_number"`
-	CompanyTypeID      *int64    `bun:"company_type_id" json:"company_type_id"`
-	OwnerID            *int64    `bun:"owner_id" json:"owner_id"`
-	CreatedBy          *int64    `bun:"created_by" json:"created_by"`
-	BillingAddress     *Address  `bun:"billing_address" json:"billing_address"`
-	ShippingAddress    *Address  `bun:"shipping_address" json:"shipping_address"`
-	Notes              string    `bun:"notes,notnull" json:"notes"`
-	SearchText         string    `bun:"search_text,notnull" json:"-"`
-	CreatedAt          time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
-	UpdatedAt          time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+	ID     int64  `bun:"id,pk,autoincrement" json:"id"`
+	LeadID *int64 `bun:"lead_id" json:"lead_id"`
+	Contact
+	CreatedBy  *int64    `bun:"created_by" json:"created_by"`
+	SearchText string    `bun:"search_text,notnull" json:"-"`
+	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	UpdatedAt  time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
 }
 
 // ClientView is a client with the names of what it refers to.
@@ -46,33 +36,13 @@ type ClientView struct {
 
 // ClientInput is what a create or update of a client may set.
 type ClientInput struct {
-	CustomerTitle      string
-	CustomerName       string
-	CompanyName        string
-	CompanyEmail       string
-	CompanyDialCode    string
-	CompanyPhoneNumber string
-	CompanyTypeID      *int64
-	OwnerID            *int64
-	BillingAddress     *Address
-	ShippingAddress    *Address
-	Notes              string
+	Contact
 }
 
 // validate applies the same rules as a lead created in the admin.
-func (in *ClientInput) validate() validate.Errors {
-	l := LeadInput{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
-		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
-		BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress, Notes: in.Notes}
-	errs := l.validate()
-	in.CustomerTitle, in.CustomerName, in.CompanyName = l.CustomerTitle, l.CustomerName, l.CompanyName
-	in.CompanyEmail, in.CompanyDialCode, in.CompanyPhoneNumber = l.CompanyEmail, l.CompanyDialCode, l.CompanyPhoneNumber
-	return errs
-}
+func (in *ClientInput) validate() validate.Errors { return in.Contact.validate(false) }
 
-func clientSearchText(c *Client) string {
-	return contactSearchText(c.CustomerName, c.CompanyName, c.CompanyEmail, c.CompanyDialCode, c.CompanyPhoneNumber)
-}
+func clientSearchText(c *Client) string { return c.Contact.searchText() }
 
 // clients starts a query on the clients this scope may reach (own-records rule included).
 func (s Scope) clients(model any) *bun.SelectQuery { return s.reach(ClientEntity, model) }
@@ -134,10 +104,8 @@ func (s Scope) checkClient(r refChecker, in *ClientInput) error {
 
 // newClient is the client a create of in (checked) makes: the creator as owner unless one is given.
 func (s Scope) newClient(in ClientInput) *Client {
-	c := &Client{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
-		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
-		CompanyTypeID: nonZero(in.CompanyTypeID), BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress,
-		Notes: in.Notes}
+	c := &Client{Contact: in.Contact}
+	c.CompanyTypeID, c.OwnerID = nonZero(in.CompanyTypeID), nil
 	if s.UserID != 0 {
 		uid := s.UserID
 		c.CreatedBy, c.OwnerID = &uid, &uid
@@ -218,10 +186,7 @@ func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, erro
 		} else if done {
 			return ErrAlreadyConverted
 		}
-		c := &Client{LeadID: &l.ID, CustomerTitle: l.CustomerTitle, CustomerName: l.CustomerName,
-			CompanyName: l.CompanyName, CompanyEmail: l.CompanyEmail, CompanyDialCode: l.CompanyDialCode,
-			CompanyPhoneNumber: l.CompanyPhoneNumber, CompanyTypeID: l.CompanyTypeID, OwnerID: l.OwnerID,
-			BillingAddress: l.BillingAddress, ShippingAddress: l.ShippingAddress, Notes: l.Notes}
+		c := &Client{LeadID: &l.ID, Contact: l.Contact}
 		if s.UserID != 0 {
 			uid := s.UserID
 			c.CreatedBy = &uid

@@ -52,9 +52,10 @@ func newClientFixture(t *testing.T, db *store.DB) *clientFixture {
 	f := &clientFixture{db: db, admin: db.System(tn.ID, admin.ID), base: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	f.own, f.ownID = ownScope(t, db, f.admin, "rep@acme.test")
 	for i := range 17 {
-		in := store.ClientInput{CustomerName: clientNames[i%len(clientNames)], CompanyName: clientCompanies[i%len(clientCompanies)],
+		in := store.ClientInput{Contact: store.Contact{CustomerName: clientNames[i%len(clientNames)], CompanyName: clientCompanies[i%len(clientCompanies)],
 			CompanyEmail:    fmt.Sprintf("client%02d@%s.test", i, []string{"acme", "blue", "cobalt"}[i%3]),
-			CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98765%05d", i*37)}
+			CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98765%05d", i*37),
+		}}
 		creator := f.admin
 		switch i % 3 {
 		case 1: // the rep's own client
@@ -64,8 +65,9 @@ func newClientFixture(t *testing.T, db *store.DB) *clientFixture {
 		}
 		var id int64
 		if i%4 == 0 { // converted from a lead
-			l, _, err := f.admin.CreateLead(ctx, store.LeadInput{CustomerName: in.CustomerName, CompanyName: in.CompanyName,
-				CompanyEmail: in.CompanyEmail, CompanyDialCode: "+91", CompanyPhoneNumber: in.CompanyPhoneNumber, OwnerID: in.OwnerID}, "", "")
+			l, _, err := f.admin.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: in.CustomerName, CompanyName: in.CompanyName,
+				CompanyEmail: in.CompanyEmail, CompanyDialCode: "+91", CompanyPhoneNumber: in.CompanyPhoneNumber, OwnerID: in.OwnerID,
+			}}, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,8 +92,9 @@ func newClientFixture(t *testing.T, db *store.DB) *clientFixture {
 	otn, oadmin := newTenant(t, db, "Other", "boss@other.test")
 	f.other = db.System(otn.ID, oadmin.ID)
 	for i := range 3 {
-		if _, err := f.other.CreateClient(ctx, store.ClientInput{CustomerName: clientNames[i], CompanyName: "Acme Textiles",
-			CompanyEmail: fmt.Sprintf("other%d@acme.test", i), CompanyPhoneNumber: "9876500000"}); err != nil {
+		if _, err := f.other.CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: clientNames[i], CompanyName: "Acme Textiles",
+			CompanyEmail: fmt.Sprintf("other%d@acme.test", i), CompanyPhoneNumber: "9876500000",
+		}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -390,8 +393,9 @@ func TestListClientsSearch(t *testing.T) {
 		}
 		// A client's changed details are found under the new text, not the old.
 		c := f.clients[3]
-		if _, err := f.admin.UpdateClient(context.Background(), c.ID, store.ClientInput{CustomerName: "Quentin Blake",
-			CompanyEmail: c.CompanyEmail, CompanyPhoneNumber: c.CompanyPhoneNumber}); err != nil {
+		if _, err := f.admin.UpdateClient(context.Background(), c.ID, store.ClientInput{Contact: store.Contact{CustomerName: "Quentin Blake",
+			CompanyEmail: c.CompanyEmail, CompanyPhoneNumber: c.CompanyPhoneNumber,
+		}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := clientIDs(listClients(t, f.admin, store.ClientQuery{Search: "quentin"}).Rows); !slices.Equal(got, []int64{c.ID}) {
@@ -590,9 +594,10 @@ func TestClientListPlansUseIndexes(t *testing.T) {
 			if i%100 == 0 {
 				owner = ownID
 			}
-			c := store.Client{CustomerName: fmt.Sprintf("Bulk Person %05d", i), CompanyName: fmt.Sprintf("Company %03d", i%300),
+			c := store.Client{Contact: store.Contact{CustomerName: fmt.Sprintf("Bulk Person %05d", i), CompanyName: fmt.Sprintf("Company %03d", i%300),
 				CompanyEmail: fmt.Sprintf("bulk%05d@x%d.test", i, i%7), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98%08d", i),
-				OwnerID: &owner, CreatedBy: &admin.ID, CreatedAt: base.Add(time.Duration(i) * 37 * time.Minute)}
+				OwnerID: &owner,
+			}, CreatedBy: &admin.ID, CreatedAt: base.Add(time.Duration(i) * 37 * time.Minute)}
 			c.UpdatedAt = c.CreatedAt
 			c.SearchText = strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail, c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
 			batch = append(batch, c)

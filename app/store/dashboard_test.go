@@ -77,9 +77,10 @@ func (f *dashFixture) lead(t *testing.T, s store.Scope, at, stage, status, sourc
 	}
 	n := leadSeq.Add(1)
 	v, _, err := s.CreateLead(context.Background(), store.LeadInput{
-		CustomerName: fmt.Sprintf("Lead %s %d", at, n), CompanyEmail: fmt.Sprintf("l%d-%d@example.test", when.Unix(), n),
-		LeadStageID: ptr(f.ids[stage]), LeadStatusID: ptr(f.ids[status]), LeadSourceID: ptr(f.ids[source]),
-		OwnerID: owner, CreatedAt: &when,
+		Contact: store.Contact{CustomerName: fmt.Sprintf("Lead %s %d", at, n), CompanyEmail: fmt.Sprintf("l%d-%d@example.test", when.Unix(), n),
+			OwnerID: owner,
+		},
+		LeadStageID: ptr(f.ids[stage]), LeadStatusID: ptr(f.ids[status]), LeadSourceID: ptr(f.ids[source]), CreatedAt: &when,
 	}, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +301,7 @@ func TestDashboardClients(t *testing.T) {
 		other := newDashFixture(t, db, "globex")
 		a, s := f.adminScope(), f.salesScope()
 		client := func(s store.Scope, name string) int64 {
-			c, err := s.CreateClient(ctx, store.ClientInput{CustomerName: name, CompanyEmail: name + "@example.test"})
+			c, err := s.CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: name, CompanyEmail: name + "@example.test"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -63,53 +62,6 @@ func (s Scope) reaches(e *Entity, owner, creator *int64) bool {
 	return !s.ownOnly(e.Feature) || owner != nil && *owner == s.UserID || creator != nil && *creator == s.UserID
 }
 
-// contactFields points at the contact block leads, clients and their inputs share.
-type contactFields struct {
-	title, name, company, email, dial, phone, notes *string
-	billing, shipping                               **Address
-}
-
-// contactTextColumns are the contact block's text fields, by their column (and field) names.
-var contactTextColumns = []string{"customer_title", "customer_name", "company_name", "company_email", "company_dial_code",
-	"company_phone_number", "notes"}
-
-// field points at the text field, or address part ("billing_address.city"), a field name
-// names; nil for another name. An address part of no address is nil, or, with create, a
-// part of a new, empty address.
-func (f contactFields) field(name string, create bool) *string {
-	switch name {
-	case "customer_title":
-		return f.title
-	case "customer_name":
-		return f.name
-	case "company_name":
-		return f.company
-	case "company_email":
-		return f.email
-	case "company_dial_code":
-		return f.dial
-	case "company_phone_number":
-		return f.phone
-	case "notes":
-		return f.notes
-	}
-	prefix, part, ok := strings.Cut(name, ".")
-	if !ok {
-		return nil
-	}
-	a := f.billing
-	if prefix == "shipping_address" {
-		a = f.shipping
-	}
-	if *a == nil {
-		if !create {
-			return nil
-		}
-		*a = &Address{}
-	}
-	return (*a).part(part)
-}
-
 // part points at an address's part by its field name ("city"), nil for none.
 func (a *Address) part(name string) *string {
 	switch name {
@@ -133,7 +85,7 @@ func (a *Address) part(name string) *string {
 // owner and creator, its search text and times), so that code serving leads and clients
 // alike reads and writes them in one place.
 type recordFields struct {
-	contactFields
+	*Contact
 	id                   *int64
 	owner, creator       **int64
 	searchText           *string
@@ -141,19 +93,11 @@ type recordFields struct {
 }
 
 func leadRecordFields(l *Lead) recordFields {
-	return recordFields{contactFields{&l.CustomerTitle, &l.CustomerName, &l.CompanyName, &l.CompanyEmail, &l.CompanyDialCode,
-		&l.CompanyPhoneNumber, &l.Notes, &l.BillingAddress, &l.ShippingAddress}, &l.ID, &l.OwnerID, &l.CreatedBy, &l.SearchText,
+	return recordFields{&l.Contact, &l.ID, &l.OwnerID, &l.CreatedBy, &l.SearchText,
 		&l.CreatedAt, &l.UpdatedAt}
 }
 
 func clientRecordFields(c *Client) recordFields {
-	return recordFields{contactFields{&c.CustomerTitle, &c.CustomerName, &c.CompanyName, &c.CompanyEmail, &c.CompanyDialCode,
-		&c.CompanyPhoneNumber, &c.Notes, &c.BillingAddress, &c.ShippingAddress}, &c.ID, &c.OwnerID, &c.CreatedBy, &c.SearchText,
+	return recordFields{&c.Contact, &c.ID, &c.OwnerID, &c.CreatedBy, &c.SearchText,
 		&c.CreatedAt, &c.UpdatedAt}
-}
-
-// contactSearchText is the lowercased text a search term is matched against, of a lead or
-// a client.
-func contactSearchText(name, company, email, dial, phone string) string {
-	return strings.ToLower(strings.Join([]string{name, company, email, dial + phone, phone}, " "))
 }

@@ -30,10 +30,7 @@ var clientImports = &importAdapter[Client]{
 		return map[string]*int64{"company_type_id": c.CompanyTypeID, "owner_id": c.OwnerID}
 	},
 	values: func(it *ImportItem, v LeadInput) {
-		it.Client = ClientInput{CustomerTitle: v.CustomerTitle, CustomerName: v.CustomerName, CompanyName: v.CompanyName,
-			CompanyEmail: v.CompanyEmail, CompanyDialCode: v.CompanyDialCode, CompanyPhoneNumber: v.CompanyPhoneNumber,
-			CompanyTypeID: v.CompanyTypeID, OwnerID: v.OwnerID, BillingAddress: v.BillingAddress,
-			ShippingAddress: v.ShippingAddress, Notes: v.Notes}
+		it.Client = ClientInput{Contact: v.Contact}
 	},
 	create:  func(s Scope, refs *refSet, it *ImportItem) (*Client, error) { return s.importClient(refs, it.Client) },
 	update:  importClientRow,
@@ -114,15 +111,11 @@ func clientUpdateEntry(s Scope, old, next *Client) (AuditEntry, error) {
 }
 
 func clientInputOf(c *Client) ClientInput {
-	return ClientInput{CustomerTitle: c.CustomerTitle, CustomerName: c.CustomerName, CompanyName: c.CompanyName,
-		CompanyEmail: c.CompanyEmail, CompanyDialCode: c.CompanyDialCode, CompanyPhoneNumber: c.CompanyPhoneNumber,
-		CompanyTypeID: c.CompanyTypeID, OwnerID: c.OwnerID, BillingAddress: copyAddress(c.BillingAddress),
-		ShippingAddress: copyAddress(c.ShippingAddress), Notes: c.Notes}
+	return ClientInput{Contact: c.Contact.clone()}
 }
 
 func clientFields(in *ClientInput) inputFields {
-	return inputFields{contactFields{&in.CustomerTitle, &in.CustomerName, &in.CompanyName, &in.CompanyEmail, &in.CompanyDialCode,
-		&in.CompanyPhoneNumber, &in.Notes, &in.BillingAddress, &in.ShippingAddress}, in.refField}
+	return inputFields{&in.Contact, in.refField}
 }
 
 // refField points at the input's reference (business type, owner) an import field names.

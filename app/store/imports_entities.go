@@ -119,7 +119,7 @@ func copyAddress(a *Address) *Address {
 // inputFields points at the fields of an entity's input that an import sets by name: the
 // contact block, and the references (masters, owner) by their field names.
 type inputFields struct {
-	contactFields
+	*Contact
 	ref func(field string) **int64 // nil for a name that is no reference of the input
 }
 
@@ -140,7 +140,7 @@ func overlay(dst, src inputFields, set map[string]bool) {
 func overlaid[I any](base, src I, fields func(*I) inputFields, set map[string]bool) I {
 	next := base
 	f := fields(&next)
-	*f.billing, *f.shipping = copyAddress(*f.billing), copyAddress(*f.shipping)
+	*f.Contact = f.clone()
 	overlay(f, fields(&src), set)
 	return next
 }
@@ -150,7 +150,7 @@ func overlaid[I any](base, src I, fields func(*I) inputFields, set map[string]bo
 func sameInput[I any](a, b I, fields func(*I) inputFields, normalise func(*I) validate.Errors) bool {
 	for _, in := range []*I{&a, &b} {
 		f := fields(in)
-		*f.billing, *f.shipping = copyAddress(*f.billing), copyAddress(*f.shipping)
+		*f.Contact = f.clone()
 		normalise(in)
 	}
 	return reflect.DeepEqual(a, b)

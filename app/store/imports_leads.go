@@ -128,11 +128,8 @@ func restoreLead(ctx context.Context, s Scope, refs *refSet, cur, before *Lead) 
 }
 
 func leadInputOf(l *Lead) LeadInput {
-	return LeadInput{CustomerTitle: l.CustomerTitle, CustomerName: l.CustomerName, CompanyName: l.CompanyName,
-		CompanyEmail: l.CompanyEmail, CompanyDialCode: l.CompanyDialCode, CompanyPhoneNumber: l.CompanyPhoneNumber,
-		CompanyTypeID: l.CompanyTypeID, LeadTypeID: l.LeadTypeID, LeadSourceID: l.LeadSourceID, LeadStatusID: l.LeadStatusID,
-		LeadStageID: l.LeadStageID, OwnerID: l.OwnerID, BillingAddress: copyAddress(l.BillingAddress),
-		ShippingAddress: copyAddress(l.ShippingAddress), Notes: l.Notes}
+	return LeadInput{Contact: l.Contact.clone(), LeadTypeID: l.LeadTypeID, LeadSourceID: l.LeadSourceID,
+		LeadStatusID: l.LeadStatusID, LeadStageID: l.LeadStageID}
 }
 
 // TextField points at the input's text field or address part ("billing_address.city",
@@ -160,8 +157,7 @@ func (in *LeadInput) RefField(name string) **int64 {
 }
 
 func leadFields(in *LeadInput) inputFields {
-	return inputFields{contactFields{&in.CustomerTitle, &in.CustomerName, &in.CompanyName, &in.CompanyEmail, &in.CompanyDialCode,
-		&in.CompanyPhoneNumber, &in.Notes, &in.BillingAddress, &in.ShippingAddress}, in.RefField}
+	return inputFields{&in.Contact, in.RefField}
 }
 
 // sameLeadInput compares two inputs as the store would save them (trimmed, email lowercased).

@@ -134,19 +134,22 @@ func testImportLeadMatchesCreateLead(t *testing.T, db *DB, s Scope, _, rep *User
 		t.Fatal(err)
 	}
 	inputs := []LeadInput{
-		{CustomerName: "Plain", CompanyEmail: "PLAIN@x.test "},
-		{CustomerName: "All", CompanyEmail: "all@x.test", CustomerTitle: "Dr.", CompanyName: "All Co", CompanyDialCode: "+91",
-			CompanyPhoneNumber: "9876543210", LeadStageID: p(ids[KindStage][1]), LeadStatusID: p(ids[KindStatus][2]),
-			LeadSourceID: p(ids[KindSource][1]), LeadTypeID: p(ids[KindType][0]), CompanyTypeID: p(ids[KindBusinessType][2]),
-			OwnerID: &rep.ID, BillingAddress: &Address{FlatNo: " 1 ", City: "Chennai"}, ShippingAddress: &Address{Country: "India"},
-			Notes: "n", CreatedAt: &past},
-		{CustomerName: "Wrong kinds", CompanyEmail: "w@x.test", LeadStageID: p(ids[KindStatus][0]), LeadTypeID: p(ids[KindStage][0]),
-			CompanyTypeID: p(999999), LeadSourceID: p(0)},
-		{CustomerName: "Other tenant's stage", CompanyEmail: "o@x.test", LeadStageID: &otherStage[0].ID},
-		{CustomerName: "Future", CompanyEmail: "f@x.test", CreatedAt: &future},
-		{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)},
-		{CustomerName: "", CompanyEmail: "bad", CompanyPhoneNumber: "12"},
-		{CustomerName: "<b>x</b>", CompanyEmail: "h@x.test", BillingAddress: &Address{City: "<i>"}},
+		{Contact: Contact{CustomerName: "Plain", CompanyEmail: "PLAIN@x.test "}},
+		{Contact: Contact{CustomerName: "All", CompanyEmail: "all@x.test", CustomerTitle: "Dr.", CompanyName: "All Co", CompanyDialCode: "+91",
+			CompanyPhoneNumber: "9876543210",
+			CompanyTypeID:      p(ids[KindBusinessType][2]),
+			OwnerID:            &rep.ID, BillingAddress: &Address{FlatNo: " 1 ", City: "Chennai"}, ShippingAddress: &Address{Country: "India"},
+			Notes: "n",
+		}, LeadStageID: p(ids[KindStage][1]), LeadStatusID: p(ids[KindStatus][2]),
+			LeadSourceID: p(ids[KindSource][1]), LeadTypeID: p(ids[KindType][0]), CreatedAt: &past},
+		{Contact: Contact{CustomerName: "Wrong kinds", CompanyEmail: "w@x.test",
+			CompanyTypeID: p(999999),
+		}, LeadStageID: p(ids[KindStatus][0]), LeadTypeID: p(ids[KindStage][0]), LeadSourceID: p(0)},
+		{Contact: Contact{CustomerName: "Other tenant's stage", CompanyEmail: "o@x.test"}, LeadStageID: &otherStage[0].ID},
+		{Contact: Contact{CustomerName: "Future", CompanyEmail: "f@x.test"}, CreatedAt: &future},
+		{Contact: Contact{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)}},
+		{Contact: Contact{CustomerName: "", CompanyEmail: "bad", CompanyPhoneNumber: "12"}},
+		{Contact: Contact{CustomerName: "<b>x</b>", CompanyEmail: "h@x.test", BillingAddress: &Address{City: "<i>"}}},
 	}
 	for _, own := range []bool{false, true} {
 		sc := s
@@ -211,13 +214,14 @@ func testImportClientMatchesCreateClient(t *testing.T, db *DB, s Scope, _, rep *
 	stages, _ := s.Masters(ctx, KindStage)
 	p := func(n int64) *int64 { return &n }
 	inputs := []ClientInput{
-		{CustomerName: "Plain", CompanyEmail: "plain@x.test"},
-		{CustomerName: "Typed", CompanyEmail: "t@x.test", CompanyTypeID: &bt[1].ID, OwnerID: &rep.ID, Notes: "x",
-			BillingAddress: &Address{City: " Pune "}},
-		{CustomerName: "Stage as type", CompanyEmail: "s@x.test", CompanyTypeID: &stages[0].ID},
-		{CustomerName: "Zero type", CompanyEmail: "z@x.test", CompanyTypeID: p(0)},
-		{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)},
-		{CompanyEmail: "nameless@x.test", CompanyPhoneNumber: "abc"},
+		{Contact: Contact{CustomerName: "Plain", CompanyEmail: "plain@x.test"}},
+		{Contact: Contact{CustomerName: "Typed", CompanyEmail: "t@x.test", CompanyTypeID: &bt[1].ID, OwnerID: &rep.ID, Notes: "x",
+			BillingAddress: &Address{City: " Pune "},
+		}},
+		{Contact: Contact{CustomerName: "Stage as type", CompanyEmail: "s@x.test", CompanyTypeID: &stages[0].ID}},
+		{Contact: Contact{CustomerName: "Zero type", CompanyEmail: "z@x.test", CompanyTypeID: p(0)}},
+		{Contact: Contact{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)}},
+		{Contact: Contact{CompanyEmail: "nameless@x.test", CompanyPhoneNumber: "abc"}},
 	}
 	for _, own := range []bool{false, true} {
 		sc := s
@@ -352,33 +356,38 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 			t.Fatal(err)
 		}
 		otherStage := masterIDs(t, db.System(otherTenant.ID, otherAdmin.ID))[KindStage][0]
-		full, _, err := s.CreateLead(ctx, LeadInput{CustomerTitle: "Mr.", CustomerName: "Full", CompanyName: "Full Co",
-			CompanyEmail: "full@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210", LeadStageID: p(ids[KindStage][1]),
-			LeadStatusID: p(ids[KindStatus][1]), LeadSourceID: p(ids[KindSource][1]), LeadTypeID: p(ids[KindType][1]),
+		full, _, err := s.CreateLead(ctx, LeadInput{Contact: Contact{CustomerTitle: "Mr.", CustomerName: "Full", CompanyName: "Full Co",
+			CompanyEmail: "full@x.test", CompanyDialCode: "+91", CompanyPhoneNumber: "9876543210",
 			CompanyTypeID: p(ids[KindBusinessType][1]), OwnerID: &rep.ID, BillingAddress: &Address{FlatNo: "1", City: "Chennai"},
-			Notes: "n"}, "", "")
+			Notes: "n",
+		}, LeadStageID: p(ids[KindStage][1]),
+			LeadStatusID: p(ids[KindStatus][1]), LeadSourceID: p(ids[KindSource][1]), LeadTypeID: p(ids[KindType][1])}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		bare, _, err := db.System(s.TenantID, rep.ID).CreateLead(ctx, LeadInput{CustomerName: "Bare", CompanyEmail: "bare@x.test"}, "", "")
+		bare, _, err := db.System(s.TenantID, rep.ID).CreateLead(ctx, LeadInput{Contact: Contact{CustomerName: "Bare", CompanyEmail: "bare@x.test"}}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		inputs := []LeadInput{
-			{CustomerName: "Renamed", CompanyEmail: "FULL@x.test "}, // the rest cleared, stage, status, source and owner kept
-			{CustomerTitle: "Dr.", CustomerName: "Moved", CompanyName: "Full Co", CompanyEmail: "full@x.test", CompanyDialCode: "+91",
-				CompanyPhoneNumber: "9876543210", LeadStageID: p(ids[KindStage][2]), LeadStatusID: p(ids[KindStatus][0]),
-				LeadSourceID: p(ids[KindSource][2]), LeadTypeID: p(ids[KindType][0]), CompanyTypeID: p(ids[KindBusinessType][0]),
-				OwnerID: &admin.ID, BillingAddress: &Address{FlatNo: " 1 ", City: " Pune "}, ShippingAddress: &Address{Country: "India"}, Notes: "m"},
-			{CustomerTitle: "Mr.", CustomerName: "Full", CompanyName: "Full Co", CompanyEmail: "full@x.test", CompanyDialCode: "+91",
-				CompanyPhoneNumber: "9876543210", LeadStageID: p(ids[KindStage][1]), LeadTypeID: p(ids[KindType][1]),
-				CompanyTypeID: p(ids[KindBusinessType][1]), BillingAddress: &Address{FlatNo: "1", City: "Chennai"}, Notes: "n"}, // nothing new for full
-			{CustomerName: "Mine", CompanyEmail: "full@x.test", OwnerID: &rep.ID, LeadStageID: p(0)},
-			{CustomerName: "Wrong kinds", CompanyEmail: "w@x.test", LeadStageID: p(ids[KindStatus][0]), LeadTypeID: p(ids[KindStage][0]),
-				CompanyTypeID: p(999999), LeadSourceID: p(0)},
-			{CustomerName: "Other tenant's stage", CompanyEmail: "o@x.test", LeadStageID: &otherStage},
-			{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)},
-			{CustomerName: "", CompanyEmail: "bad", CompanyPhoneNumber: "12", Notes: "<b>x</b>", ShippingAddress: &Address{City: "<i>"}},
+			{Contact: Contact{CustomerName: "Renamed", CompanyEmail: "FULL@x.test "}}, // the rest cleared, stage, status, source and owner kept
+			{Contact: Contact{CustomerTitle: "Dr.", CustomerName: "Moved", CompanyName: "Full Co", CompanyEmail: "full@x.test", CompanyDialCode: "+91",
+				CompanyPhoneNumber: "9876543210",
+				CompanyTypeID:      p(ids[KindBusinessType][0]),
+				OwnerID:            &admin.ID, BillingAddress: &Address{FlatNo: " 1 ", City: " Pune "}, ShippingAddress: &Address{Country: "India"}, Notes: "m",
+			}, LeadStageID: p(ids[KindStage][2]), LeadStatusID: p(ids[KindStatus][0]),
+				LeadSourceID: p(ids[KindSource][2]), LeadTypeID: p(ids[KindType][0])},
+			{Contact: Contact{CustomerTitle: "Mr.", CustomerName: "Full", CompanyName: "Full Co", CompanyEmail: "full@x.test", CompanyDialCode: "+91",
+				CompanyPhoneNumber: "9876543210",
+				CompanyTypeID:      p(ids[KindBusinessType][1]), BillingAddress: &Address{FlatNo: "1", City: "Chennai"}, Notes: "n",
+			}, LeadStageID: p(ids[KindStage][1]), LeadTypeID: p(ids[KindType][1])}, // nothing new for full
+			{Contact: Contact{CustomerName: "Mine", CompanyEmail: "full@x.test", OwnerID: &rep.ID}, LeadStageID: p(0)},
+			{Contact: Contact{CustomerName: "Wrong kinds", CompanyEmail: "w@x.test",
+				CompanyTypeID: p(999999),
+			}, LeadStageID: p(ids[KindStatus][0]), LeadTypeID: p(ids[KindStage][0]), LeadSourceID: p(0)},
+			{Contact: Contact{CustomerName: "Other tenant's stage", CompanyEmail: "o@x.test"}, LeadStageID: &otherStage},
+			{Contact: Contact{CustomerName: "No owner", CompanyEmail: "n@x.test", OwnerID: p(999999)}},
+			{Contact: Contact{CustomerName: "", CompanyEmail: "bad", CompanyPhoneNumber: "12", Notes: "<b>x</b>", ShippingAddress: &Address{City: "<i>"}}},
 		}
 		own := db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
 			auth.FeatureLeads: {View: true, Create: true, Update: true, Scope: auth.ScopeOwn}})
@@ -468,19 +477,21 @@ func TestImportClientUpdateMatchesUpdateClient(t *testing.T) {
 		bt := masterIDs(t, s)[KindBusinessType]
 		stages := masterIDs(t, s)[KindStage]
 		p := func(n int64) *int64 { return &n }
-		full, err := s.CreateClient(ctx, ClientInput{CustomerName: "Full", CompanyEmail: "full@x.test", CompanyTypeID: &bt[1],
-			OwnerID: &rep.ID, BillingAddress: &Address{City: "Pune"}, Notes: "n"})
+		full, err := s.CreateClient(ctx, ClientInput{Contact: Contact{CustomerName: "Full", CompanyEmail: "full@x.test", CompanyTypeID: &bt[1],
+			OwnerID: &rep.ID, BillingAddress: &Address{City: "Pune"}, Notes: "n",
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		inputs := []ClientInput{
-			{CustomerName: "Renamed", CompanyEmail: "FULL@x.test "},
-			{CustomerTitle: "Dr.", CustomerName: "Typed", CompanyEmail: "full@x.test", CompanyTypeID: &bt[0], OwnerID: &admin.ID,
-				ShippingAddress: &Address{Country: " India "}},
-			{CustomerName: "Mine", CompanyEmail: "full@x.test", OwnerID: &rep.ID, CompanyTypeID: p(0)},
-			{CustomerName: "Stage as type", CompanyEmail: "full@x.test", CompanyTypeID: &stages[0]},
-			{CustomerName: "No owner", CompanyEmail: "full@x.test", OwnerID: p(999999)},
-			{CompanyEmail: "nameless@x.test", CompanyPhoneNumber: "abc"},
+			{Contact: Contact{CustomerName: "Renamed", CompanyEmail: "FULL@x.test "}},
+			{Contact: Contact{CustomerTitle: "Dr.", CustomerName: "Typed", CompanyEmail: "full@x.test", CompanyTypeID: &bt[0], OwnerID: &admin.ID,
+				ShippingAddress: &Address{Country: " India "},
+			}},
+			{Contact: Contact{CustomerName: "Mine", CompanyEmail: "full@x.test", OwnerID: &rep.ID, CompanyTypeID: p(0)}},
+			{Contact: Contact{CustomerName: "Stage as type", CompanyEmail: "full@x.test", CompanyTypeID: &stages[0]}},
+			{Contact: Contact{CustomerName: "No owner", CompanyEmail: "full@x.test", OwnerID: p(999999)}},
+			{Contact: Contact{CompanyEmail: "nameless@x.test", CompanyPhoneNumber: "abc"}},
 		}
 		own := db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
 			auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}, auth.FeatureClients: {View: true, Create: true, Update: true, Scope: auth.ScopeOwn}})
@@ -749,9 +760,11 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 			if i%4 == 0 {
 				at = day2
 			}
-			v, _, err := sc.CreateLead(ctx, LeadInput{CustomerName: fmt.Sprintf("Lead %d", i), CompanyName: "Co",
-				CompanyEmail: fmt.Sprintf("l%d@x.test", i), LeadStageID: p(stage[i%len(stage)]), LeadStatusID: p(status[i%len(status)]),
-				LeadSourceID: p(source[i%len(source)]), OwnerID: owner, CreatedAt: &at, BillingAddress: &Address{FlatNo: "7", City: "Chennai"}}, "", "")
+			v, _, err := sc.CreateLead(ctx, LeadInput{Contact: Contact{CustomerName: fmt.Sprintf("Lead %d", i), CompanyName: "Co",
+				CompanyEmail: fmt.Sprintf("l%d@x.test", i),
+				OwnerID:      owner, BillingAddress: &Address{FlatNo: "7", City: "Chennai"},
+			}, LeadStageID: p(stage[i%len(stage)]), LeadStatusID: p(status[i%len(status)]),
+				LeadSourceID: p(source[i%len(source)]), CreatedAt: &at}, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -763,7 +776,7 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 			t.Fatal(err)
 		}
 		other := db.System(otherTenant.ID, otherAdmin.ID)
-		if _, _, err := other.CreateLead(ctx, LeadInput{CustomerName: "Other l0", CompanyEmail: "l0@x.test"}, "", ""); err != nil {
+		if _, _, err := other.CreateLead(ctx, LeadInput{Contact: Contact{CustomerName: "Other l0", CompanyEmail: "l0@x.test"}}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 		checkCounters(t, db, "seeded")
@@ -783,29 +796,29 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 			id := leads[i].ID
 			switch i % 4 {
 			case 0: // stage and owner
-				add(LeadInput{CompanyEmail: email(i), LeadStageID: p(stage[(i+1)%len(stage)]), OwnerID: &admin.ID}, "company_email", "lead_stage_id", "owner_id")
+				add(LeadInput{Contact: Contact{CompanyEmail: email(i), OwnerID: &admin.ID}, LeadStageID: p(stage[(i+1)%len(stage)])}, "company_email", "lead_stage_id", "owner_id")
 				updates[id]++
 			case 1: // name, status and source
-				add(LeadInput{CompanyEmail: strings.ToUpper(email(i)), CustomerName: fmt.Sprintf("Renamed %d", i),
+				add(LeadInput{Contact: Contact{CompanyEmail: strings.ToUpper(email(i)), CustomerName: fmt.Sprintf("Renamed %d", i)},
 					LeadStatusID: p(status[(i+1)%len(status)]), LeadSourceID: p(source[(i+1)%len(source)])},
 					"company_email", "customer_name", "lead_status_id", "lead_source_id")
 				updates[id]++
 			case 2: // one part of the address
-				add(LeadInput{CompanyEmail: email(i), BillingAddress: &Address{City: "Pune"}}, "company_email", "billing_address.city")
+				add(LeadInput{Contact: Contact{CompanyEmail: email(i), BillingAddress: &Address{City: "Pune"}}}, "company_email", "billing_address.city")
 				updates[id]++
 			case 3: // nothing new
-				add(LeadInput{CompanyEmail: email(i), CustomerName: fmt.Sprintf("Lead %d", i)}, "company_email", "customer_name")
+				add(LeadInput{Contact: Contact{CompanyEmail: email(i), CustomerName: fmt.Sprintf("Lead %d", i)}}, "company_email", "customer_name")
 			}
 		}
-		add(LeadInput{CompanyEmail: email(1), LeadStageID: p(stage[0]), CustomerName: "Renamed Twice"}, "company_email", "lead_stage_id", "customer_name")
+		add(LeadInput{Contact: Contact{CompanyEmail: email(1), CustomerName: "Renamed Twice"}, LeadStageID: p(stage[0])}, "company_email", "lead_stage_id", "customer_name")
 		updates[leads[1].ID]++
-		add(LeadInput{CompanyEmail: email(5), CompanyPhoneNumber: "12"}, "company_email", "company_phone_number") // refused
-		add(LeadInput{CustomerName: "New 1", CompanyEmail: "new1@x.test", LeadStageID: p(stage[2]), OwnerID: &rep.ID, CreatedAt: &day1},
+		add(LeadInput{Contact: Contact{CompanyEmail: email(5), CompanyPhoneNumber: "12"}}, "company_email", "company_phone_number") // refused
+		add(LeadInput{Contact: Contact{CustomerName: "New 1", CompanyEmail: "new1@x.test", OwnerID: &rep.ID}, LeadStageID: p(stage[2]), CreatedAt: &day1},
 			"customer_name", "company_email", "lead_stage_id", "owner_id", "created_at")
-		add(LeadInput{CustomerName: "New 2", CompanyEmail: "new2@x.test"}, "customer_name", "company_email")
-		add(LeadInput{CompanyEmail: "new1@x.test", LeadStageID: p(stage[3]), ShippingAddress: &Address{Country: "India"}},
+		add(LeadInput{Contact: Contact{CustomerName: "New 2", CompanyEmail: "new2@x.test"}}, "customer_name", "company_email")
+		add(LeadInput{Contact: Contact{CompanyEmail: "new1@x.test", ShippingAddress: &Address{Country: "India"}}, LeadStageID: p(stage[3])},
 			"company_email", "lead_stage_id", "shipping_address.country") // updates the lead row 14 created
-		add(LeadInput{CompanyEmail: email(0), CustomerName: "Zero Again"}, "company_email", "customer_name")
+		add(LeadInput{Contact: Contact{CompanyEmail: email(0), CustomerName: "Zero Again"}}, "company_email", "customer_name")
 		updates[leads[0].ID]++
 
 		im := runItems(t, db, s, EntityLead, ModeUpsert, MatchEmail, items, 5)
@@ -905,8 +918,9 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 		// Clients, by phone: an owner and a name changed, one created; then undone.
 		var clients []*ClientView
 		for i := range 3 {
-			c, err := repScope.CreateClient(ctx, ClientInput{CustomerName: fmt.Sprintf("Client %d", i),
-				CompanyEmail: fmt.Sprintf("c%d@x.test", i), CompanyPhoneNumber: fmt.Sprintf("900000000%d", i)})
+			c, err := repScope.CreateClient(ctx, ClientInput{Contact: Contact{CustomerName: fmt.Sprintf("Client %d", i),
+				CompanyEmail: fmt.Sprintf("c%d@x.test", i), CompanyPhoneNumber: fmt.Sprintf("900000000%d", i),
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -923,10 +937,10 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 		}
 		bt := ids[KindBusinessType]
 		citems := []ImportItem{
-			citem(2, "9000000000", ClientInput{CompanyPhoneNumber: "9000000000", OwnerID: &admin.ID}, "company_phone_number", "owner_id"),
-			citem(3, "9000000001", ClientInput{CompanyPhoneNumber: "9000000001", CustomerName: "Renamed", CompanyTypeID: &bt[0]},
+			citem(2, "9000000000", ClientInput{Contact: Contact{CompanyPhoneNumber: "9000000000", OwnerID: &admin.ID}}, "company_phone_number", "owner_id"),
+			citem(3, "9000000001", ClientInput{Contact: Contact{CompanyPhoneNumber: "9000000001", CustomerName: "Renamed", CompanyTypeID: &bt[0]}},
 				"company_phone_number", "customer_name", "company_type_id"),
-			citem(4, "9000000009", ClientInput{CompanyPhoneNumber: "9000000009", CustomerName: "New", CompanyEmail: "new@x.test"},
+			citem(4, "9000000009", ClientInput{Contact: Contact{CompanyPhoneNumber: "9000000009", CustomerName: "New", CompanyEmail: "new@x.test"}},
 				"company_phone_number", "customer_name", "company_email"),
 		}
 		cim := runItems(t, db, s, EntityClient, ModeUpsert, MatchPhone, citems, 1)

@@ -267,7 +267,7 @@ func (u *batchUndo[R]) write(ctx context.Context) error {
 
 // restoreCommon gives dst the contact block of src.
 func restoreCommon(dst, src recordFields) {
-	*dst.title, *dst.name, *dst.company = *src.title, *src.name, *src.company
-	*dst.email, *dst.dial, *dst.phone, *dst.notes = *src.email, *src.dial, *src.phone, *src.notes
-	*dst.billing, *dst.shipping = copyAddress(*src.billing), copyAddress(*src.shipping)
+	typ, owner := dst.CompanyTypeID, dst.OwnerID
+	*dst.Contact = src.clone()
+	dst.CompanyTypeID, dst.OwnerID = typ, owner
 }

@@ -99,7 +99,7 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 	for _, c := range []struct {
 		column string
 		a, b   *Address
-	}{{"billing_address", *x.billing, *y.billing}, {"shipping_address", *x.shipping, *y.shipping}} {
+	}{{"billing_address", x.BillingAddress, y.BillingAddress}, {"shipping_address", x.ShippingAddress, y.ShippingAddress}} {
 		if !reflect.DeepEqual(c.a, c.b) {
 			var v *string
 			if c.b != nil {

@@ -28,27 +28,17 @@ type Lead struct {
 	bun.BaseModel `bun:"table:leads,alias:l"`
 	Owned
 
-	ID                 int64     `bun:"id,pk,autoincrement" json:"id"`
-	ClientID           *string   `bun:"client_id" json:"client_id"`
-	CustomerTitle      string    `bun:"customer_title,notnull" json:"customer_title"`
-	CustomerName       string    `bun:"customer_name,notnull" json:"customer_name"`
-	CompanyName        string    `bun:"company_name,notnull" json:"company_name"`
-	CompanyEmail       string    `bun:"company_email,notnull" json:"company_email"`
-	CompanyDialCode    string    `bun:"company_dial_code,notnull" json:"company_dial_code"`
-	CompanyPhoneNumber string    `bun:"company_phone_number,notnull" json:"company_phone_number"`
-	CompanyTypeID      *int64    `bun:"company_type_id" json:"company_type_id"`
-	LeadTypeID         *int64    `bun:"lead_type_id" json:"lead_type_id"`
-	LeadSourceID       *int64    `bun:"lead_source_id" json:"lead_source_id"`
-	LeadStatusID       *int64    `bun:"lead_status_id" json:"lead_status_id"`
-	LeadStageID        *int64    `bun:"lead_stage_id" json:"lead_stage_id"`
-	OwnerID            *int64    `bun:"owner_id" json:"owner_id"`
-	CreatedBy          *int64    `bun:"created_by" json:"created_by"`
-	BillingAddress     *Address  `bun:"billing_address" json:"billing_address"`
-	ShippingAddress    *Address  `bun:"shipping_address" json:"shipping_address"`
-	Notes              string    `bun:"notes,notnull" json:"notes"`
-	SearchText         string    `bun:"search_text,notnull" json:"-"`
-	CreatedAt          time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
-	UpdatedAt          time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+	ID       int64   `bun:"id,pk,autoincrement" json:"id"`
+	ClientID *string `bun:"client_id" json:"client_id"`
+	Contact
+	LeadTypeID   *int64    `bun:"lead_type_id" json:"lead_type_id"`
+	LeadSourceID *int64    `bun:"lead_source_id" json:"lead_source_id"`
+	LeadStatusID *int64    `bun:"lead_status_id" json:"lead_status_id"`
+	LeadStageID  *int64    `bun:"lead_stage_id" json:"lead_stage_id"`
+	CreatedBy    *int64    `bun:"created_by" json:"created_by"`
+	SearchText   string    `bun:"search_text,notnull" json:"-"`
+	CreatedAt    time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	UpdatedAt    time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
 }
 
 // LeadView is a lead with the names of what it refers to, as lists and pages show it.
@@ -94,24 +84,14 @@ type idempotencyKey struct {
 
 // LeadInput is what a create (or, later, an update) of a lead may set.
 type LeadInput struct {
-	ClientID           string
-	CustomerTitle      string
-	CustomerName       string
-	CompanyName        string
-	CompanyEmail       string
-	CompanyDialCode    string
-	CompanyPhoneNumber string
-	CompanyTypeID      *int64
-	LeadTypeID         *int64
-	LeadSourceID       *int64
-	LeadStatusID       *int64
-	LeadStageID        *int64
-	OwnerID            *int64
-	BillingAddress     *Address
-	ShippingAddress    *Address
-	Notes              string
-	CreatedAt          *time.Time
-	Logo               *Logo
+	Contact
+	ClientID     string
+	LeadTypeID   *int64
+	LeadSourceID *int64
+	LeadStatusID *int64
+	LeadStageID  *int64
+	CreatedAt    *time.Time
+	Logo         *Logo
 	// Mobile applies the mobile form's rules: phone of exactly 10 digits, a lead type,
 	// and both addresses with flat/door number, city, state and country.
 	Mobile bool
@@ -124,52 +104,13 @@ const (
 )
 
 func (in *LeadInput) validate() validate.Errors {
-	for _, p := range []*string{&in.ClientID, &in.CustomerTitle, &in.CustomerName, &in.CompanyName, &in.CompanyEmail,
-		&in.CompanyDialCode, &in.CompanyPhoneNumber} {
-		*p = strings.TrimSpace(*p)
-	}
-	in.CompanyEmail = strings.ToLower(in.CompanyEmail)
-	errs := validate.Errors{}
-	errs.Check(validate.Required(in.CustomerName), "customer_name", validate.KeyRequired)
-	errs.Check(validate.Required(in.CompanyEmail), "company_email", validate.KeyRequired)
-	errs.Check(validate.Email(in.CompanyEmail), "company_email", validate.KeyInvalidEmail)
+	in.ClientID = strings.TrimSpace(in.ClientID)
+	errs := in.Contact.validate(in.Mobile)
 	if in.Mobile {
-		errs.Check(validate.Required(in.CompanyPhoneNumber), "company_phone_number", validate.KeyRequired)
-		errs.Check(validate.MobilePhone(in.CompanyPhoneNumber), "company_phone_number", validate.KeyInvalidPhone)
 		errs.Check(in.LeadTypeID != nil && *in.LeadTypeID > 0, "lead_type_id", validate.KeyRequired)
-	} else if in.CompanyPhoneNumber != "" {
-		errs.Check(validate.Phone(in.CompanyPhoneNumber), "company_phone_number", validate.KeyInvalidPhone)
 	}
-	if in.CompanyDialCode != "" {
-		errs.Check(dialCode(in.CompanyDialCode), "company_dial_code", validate.KeyInvalid)
-	}
-	text := map[string]string{"customer_title": in.CustomerTitle, "customer_name": in.CustomerName,
-		"company_name": in.CompanyName, "client_id": in.ClientID}
-	for field, v := range text {
-		errs.Check(validate.NoHTML(v), field, validate.KeyHTMLNotAllowed)
-		errs.Check(validate.MaxLen(v, maxTextLen), field, validate.KeyMaxLength)
-	}
-	errs.Check(validate.NoHTML(in.Notes), "notes", validate.KeyHTMLNotAllowed)
-	errs.Check(validate.MaxLen(in.Notes, maxNotes), "notes", validate.KeyMaxLength)
-	for prefix, a := range map[string]*Address{"billing_address": in.BillingAddress, "shipping_address": in.ShippingAddress} {
-		if a == nil {
-			if in.Mobile {
-				errs.Add(prefix+".flatNo", validate.KeyRequired)
-			}
-			continue
-		}
-		a.trim()
-		if in.Mobile {
-			errs.Check(validate.Required(a.FlatNo), prefix+".flatNo", validate.KeyRequired)
-			errs.Check(validate.Required(a.City), prefix+".city", validate.KeyRequired)
-			errs.Check(validate.Required(a.State), prefix+".state", validate.KeyRequired)
-			errs.Check(validate.Required(a.Country), prefix+".country", validate.KeyRequired)
-		}
-		for f, v := range map[string]string{"flatNo": a.FlatNo, "street": a.Street, "city": a.City, "state": a.State, "zip": a.Zip, "country": a.Country} {
-			errs.Check(validate.NoHTML(v), prefix+"."+f, validate.KeyHTMLNotAllowed)
-			errs.Check(validate.MaxLen(v, maxTextLen), prefix+"."+f, validate.KeyMaxLength)
-		}
-	}
+	errs.Check(validate.NoHTML(in.ClientID), "client_id", validate.KeyHTMLNotAllowed)
+	errs.Check(validate.MaxLen(in.ClientID, maxTextLen), "client_id", validate.KeyMaxLength)
 	return errs
 }
 
@@ -189,9 +130,7 @@ func dialCode(s string) bool {
 }
 
 // searchText is the lowercased text a search term is matched against.
-func searchText(l *Lead) string {
-	return contactSearchText(l.CustomerName, l.CompanyName, l.CompanyEmail, l.CompanyDialCode, l.CompanyPhoneNumber)
-}
+func searchText(l *Lead) string { return l.Contact.searchText() }
 
 // ownOnly reports whether the scope's user may reach only the records of the feature they
 // own or created.
@@ -334,9 +273,8 @@ func (s Scope) existingLead(ctx context.Context, clientID, idemKey, requestHash 
 // is CreateLead's rule and an import's for each new lead (importLead), over the masters
 // and users r knows.
 func (s Scope) newLead(r refChecker, in LeadInput) (*Lead, error) {
-	l := &Lead{CustomerTitle: in.CustomerTitle, CustomerName: in.CustomerName, CompanyName: in.CompanyName,
-		CompanyEmail: in.CompanyEmail, CompanyDialCode: in.CompanyDialCode, CompanyPhoneNumber: in.CompanyPhoneNumber,
-		BillingAddress: in.BillingAddress, ShippingAddress: in.ShippingAddress, Notes: in.Notes}
+	l := &Lead{Contact: in.Contact}
+	l.CompanyTypeID, l.OwnerID = nil, nil // resolved below
 	if in.ClientID != "" {
 		cid := in.ClientID
 		l.ClientID = &cid

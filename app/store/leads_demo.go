@@ -45,12 +45,14 @@ func seedDemoLeads(ctx context.Context, admin, sales Scope) error {
 			City: place.city, State: place.state, Zip: fmt.Sprintf("%06d", 500000+r.IntN(99999)), Country: place.country}
 		created := now.Add(-time.Duration(r.IntN(90*24)) * time.Hour)
 		in := LeadInput{
-			CustomerTitle: []string{"Mr.", "Mrs.", "Ms.", "Dr."}[r.IntN(4)], CustomerName: first + " " + last,
-			CompanyName: company, CompanyEmail: strings.ToLower(asciiOnly(first)+"."+asciiOnly(last)) + fmt.Sprintf("%d@example.com", i),
-			CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("9%09d", r.IntN(1_000_000_000)),
+			Contact: Contact{CustomerTitle: []string{"Mr.", "Mrs.", "Ms.", "Dr."}[r.IntN(4)], CustomerName: first + " " + last,
+				CompanyName: company, CompanyEmail: strings.ToLower(asciiOnly(first)+"."+asciiOnly(last)) + fmt.Sprintf("%d@example.com", i),
+				CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("9%09d", r.IntN(1_000_000_000)),
+				CompanyTypeID:  pick(KindBusinessType),
+				BillingAddress: addr, ShippingAddress: addr,
+			},
 			LeadStageID: pick(KindStage), LeadStatusID: pick(KindStatus), LeadSourceID: pick(KindSource),
-			LeadTypeID: pick(KindType), CompanyTypeID: pick(KindBusinessType),
-			BillingAddress: addr, ShippingAddress: addr, CreatedAt: &created,
+			LeadTypeID: pick(KindType), CreatedAt: &created,
 		}
 		creator := admin
 		if i%2 == 1 {

@@ -81,9 +81,10 @@ func newListFixture(t *testing.T, db *store.DB) *listFixture {
 		if i == 7 {
 			created = created.Add(time.Second)
 		}
-		in := store.LeadInput{CustomerName: name, CompanyName: company,
+		in := store.LeadInput{Contact: store.Contact{CustomerName: name, CompanyName: company,
 			CompanyEmail:    fmt.Sprintf("lead%02d@%s.test", i, strings.ToLower(strings.Fields(company)[0])),
 			CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98765%05d", i*37),
+		},
 			LeadStageID: pick(store.KindStage, i), LeadStatusID: pick(store.KindStatus, i/2), LeadSourceID: pick(store.KindSource, i/3),
 			CreatedAt: &created}
 		if i%4 != 0 {
@@ -121,8 +122,9 @@ func newListFixture(t *testing.T, db *store.DB) *listFixture {
 	otn, oadmin := newTenant(t, db, "Other", "boss@other.test")
 	f.other = db.System(otn.ID, oadmin.ID)
 	for i := range 4 {
-		if _, _, err := f.other.CreateLead(ctx, store.LeadInput{CustomerName: fixtureNames[i], CompanyName: "Acme Textiles",
-			CompanyEmail: fmt.Sprintf("other%d@acme.test", i), CompanyPhoneNumber: "9876500000"}, "", ""); err != nil {
+		if _, _, err := f.other.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: fixtureNames[i], CompanyName: "Acme Textiles",
+			CompanyEmail: fmt.Sprintf("other%d@acme.test", i), CompanyPhoneNumber: "9876500000",
+		}}, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -190,20 +190,21 @@ func (g *leadGenerator) lead(i int) Lead {
 	domain := strings.ToLower(strings.ReplaceAll(stem, " ", "")+trade) + ".example"
 	created := g.start.Add(g.step*time.Duration(i) + time.Duration(r.IntN(3600))*time.Second)
 	l := Lead{
-		CustomerTitle:      g.titles[r.IntN(len(g.titles))],
-		CustomerName:       first + " " + last,
-		CompanyName:        stem + " " + trade + " " + seedForms[r.IntN(len(seedForms))],
-		CompanyEmail:       strings.ToLower(plainLetters(first)+"."+plainLetters(last)) + fmt.Sprintf("%d@%s", r.IntN(10000), domain),
-		CompanyDialCode:    seedDials[r.IntN(len(seedDials))],
-		CompanyPhoneNumber: fmt.Sprintf("%d%09d", 6+r.IntN(4), r.IntN(1_000_000_000)),
-		LeadStageID:        g.pick(g.stages),
-		LeadStatusID:       g.pick(g.statuses),
-		LeadSourceID:       g.pick(g.sources),
-		LeadTypeID:         g.pick(g.types),
-		CompanyTypeID:      g.pick(g.business),
-		OwnerID:            g.pick(g.users),
-		CreatedAt:          created,
-		UpdatedAt:          created,
+		Contact: Contact{CustomerTitle: g.titles[r.IntN(len(g.titles))],
+			CustomerName:       first + " " + last,
+			CompanyName:        stem + " " + trade + " " + seedForms[r.IntN(len(seedForms))],
+			CompanyEmail:       strings.ToLower(plainLetters(first)+"."+plainLetters(last)) + fmt.Sprintf("%d@%s", r.IntN(10000), domain),
+			CompanyDialCode:    seedDials[r.IntN(len(seedDials))],
+			CompanyPhoneNumber: fmt.Sprintf("%d%09d", 6+r.IntN(4), r.IntN(1_000_000_000)),
+			CompanyTypeID:      g.pick(g.business),
+			OwnerID:            g.pick(g.users),
+		},
+		LeadStageID:  g.pick(g.stages),
+		LeadStatusID: g.pick(g.statuses),
+		LeadSourceID: g.pick(g.sources),
+		LeadTypeID:   g.pick(g.types),
+		CreatedAt:    created,
+		UpdatedAt:    created,
 	}
 	l.CreatedBy = l.OwnerID
 	if r.IntN(5) == 0 { // one lead in five was entered by someone else than its owner

@@ -19,7 +19,7 @@ func TestRemindersFireExactlyOnce(t *testing.T) {
 		ctx := context.Background()
 		tn, u := newTenant(t, db, "Acme", "a@acme.test")
 		s := db.System(tn.ID, u.ID)
-		lead, _, err := s.CreateLead(ctx, store.LeadInput{CustomerName: "Lead", CompanyEmail: "l@acme.test"}, "", "")
+		lead, _, err := s.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: "Lead", CompanyEmail: "l@acme.test"}}, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}

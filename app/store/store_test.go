@@ -207,7 +207,7 @@ func TestScopeWithoutPermissionsIsRestrictive(t *testing.T) {
 		}
 		sys := db.System(tn.ID, admin.ID)
 		for _, name := range []string{"One", "Two"} {
-			if _, _, err := sys.CreateLead(ctx, store.LeadInput{CustomerName: name, CompanyEmail: strings.ToLower(name) + "@x.test"}, "", ""); err != nil {
+			if _, _, err := sys.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: name, CompanyEmail: strings.ToLower(name) + "@x.test"}}, "", ""); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"strings"
+
+	"crm/app/validate"
+)
+
+// Contact is the block of fields every people-like record shares (leads and clients now,
+// proposals, invoices and tickets later): who the customer is, how to reach them, who owns
+// the record, their addresses and notes. It is embedded in the records and their inputs;
+// bun and encoding/json flatten it, so its columns and JSON fields are the record's own.
+type Contact struct {
+	CustomerTitle      string   `bun:"customer_title,notnull" json:"customer_title"`
+	CustomerName       string   `bun:"customer_name,notnull" json:"customer_name"`
+	CompanyName        string   `bun:"company_name,notnull" json:"company_name"`
+	CompanyEmail       string   `bun:"company_email,notnull" json:"company_email"`
+	CompanyDialCode    string   `bun:"company_dial_code,notnull" json:"company_dial_code"`
+	CompanyPhoneNumber string   `bun:"company_phone_number,notnull" json:"company_phone_number"`
+	CompanyTypeID      *int64   `bun:"company_type_id" json:"company_type_id"`
+	OwnerID            *int64   `bun:"owner_id" json:"owner_id"`
+	BillingAddress     *Address `bun:"billing_address" json:"billing_address"`
+	ShippingAddress    *Address `bun:"shipping_address" json:"shipping_address"`
+	Notes              string   `bun:"notes,notnull" json:"notes"`
+}
+
+// contactTextColumns are the contact block's text fields, by their column (and field) names.
+var contactTextColumns = []string{"customer_title", "customer_name", "company_name", "company_email", "company_dial_code",
+	"company_phone_number", "notes"}
+
+// clone is the block with addresses of its own.
+func (c Contact) clone() Contact {
+	c.BillingAddress, c.ShippingAddress = copyAddress(c.BillingAddress), copyAddress(c.ShippingAddress)
+	return c
+}
+
+// searchText is the lowercased text a search term is matched against, of a lead or a client.
+func (c *Contact) searchText() string {
+	return strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
+		c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
+}
+
+// field points at the text field, or address part ("billing_address.city"), a field name
+// names; nil for another name. An address part of no address is nil, or, with create, a
+// part of a new, empty address.
+func (c *Contact) field(name string, create bool) *string {
+	switch name {
+	case "customer_title":
+		return &c.CustomerTitle
+	case "customer_name":
+		return &c.CustomerName
+	case "company_name":
+		return &c.CompanyName
+	case "company_email":
+		return &c.CompanyEmail
+	case "company_dial_code":
+		return &c.CompanyDialCode
+	case "company_phone_number":
+		return &c.CompanyPhoneNumber
+	case "notes":
+		return &c.Notes
+	}
+	prefix, part, ok := strings.Cut(name, ".")
+	if !ok {
+		return nil
+	}
+	a := &c.BillingAddress
+	if prefix == "shipping_address" {
+		a = &c.ShippingAddress
+	}
+	if *a == nil {
+		if !create {
+			return nil
+		}
+		*a = &Address{}
+	}
+	return (*a).part(part)
+}
+
+// validate normalises the block (trimmed, email lowercased) and checks it: the admin's
+// rules, or with mobile the mobile form's (a phone of exactly 10 digits, both addresses
+// with flat/door number, city, state and country).
+func (c *Contact) validate(mobile bool) validate.Errors {
+	for _, p := range []*string{&c.CustomerTitle, &c.CustomerName, &c.CompanyName, &c.CompanyEmail,
+		&c.CompanyDialCode, &c.CompanyPhoneNumber} {
+		*p = strings.TrimSpace(*p)
+	}
+	c.CompanyEmail = strings.ToLower(c.CompanyEmail)
+	errs := validate.Errors{}
+	errs.Check(validate.Required(c.CustomerName), "customer_name", validate.KeyRequired)
+	errs.Check(validate.Required(c.CompanyEmail), "company_email", validate.KeyRequired)
+	errs.Check(validate.Email(c.CompanyEmail), "company_email", validate.KeyInvalidEmail)
+	if mobile {
+		errs.Check(validate.Required(c.CompanyPhoneNumber), "company_phone_number", validate.KeyRequired)
+		errs.Check(validate.MobilePhone(c.CompanyPhoneNumber), "company_phone_number", validate.KeyInvalidPhone)
+	} else if c.CompanyPhoneNumber != "" {
+		errs.Check(validate.Phone(c.CompanyPhoneNumber), "company_phone_number", validate.KeyInvalidPhone)
+	}
+	if c.CompanyDialCode != "" {
+		errs.Check(dialCode(c.CompanyDialCode), "company_dial_code", validate.KeyInvalid)
+	}
+	text := map[string]string{"customer_title": c.CustomerTitle, "customer_name": c.CustomerName,
+		"company_name": c.CompanyName}
+	for field, v := range text {
+		errs.Check(validate.NoHTML(v), field, validate.KeyHTMLNotAllowed)
+		errs.Check(validate.MaxLen(v, maxTextLen), field, validate.KeyMaxLength)
+	}
+	errs.Check(validate.NoHTML(c.Notes), "notes", validate.KeyHTMLNotAllowed)
+	errs.Check(validate.MaxLen(c.Notes, maxNotes), "notes", validate.KeyMaxLength)
+	for prefix, a := range map[string]*Address{"billing_address": c.BillingAddress, "shipping_address": c.ShippingAddress} {
+		if a == nil {
+			if mobile {
+				errs.Add(prefix+".flatNo", validate.KeyRequired)
+			}
+			continue
+		}
+		a.trim()
+		if mobile {
+			errs.Check(validate.Required(a.FlatNo), prefix+".flatNo", validate.KeyRequired)
+			errs.Check(validate.Required(a.City), prefix+".city", validate.KeyRequired)
+			errs.Check(validate.Required(a.State), prefix+".state", validate.KeyRequired)
+			errs.Check(validate.Required(a.Country), prefix+".country", validate.KeyRequired)
+		}
+		for f, v := range map[string]string{"flatNo": a.FlatNo, "street": a.Street, "city": a.City, "state": a.State, "zip": a.Zip, "country": a.Country} {
+			errs.Check(validate.NoHTML(v), prefix+"."+f, validate.KeyHTMLNotAllowed)
+			errs.Check(validate.MaxLen(v, maxTextLen), prefix+"."+f, validate.KeyMaxLength)
+		}
+	}
+	return errs
+}
