@@ -97,16 +97,13 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(clientPage(auth.Delete)).Get("/clients/{id}/delete", h.clients.ClientDeletePage)
 			r.With(clientPage(auth.Delete)).Post("/clients/{id}/delete", h.clients.ClientDeleteSubmit)
 			r.With(clientPage(auth.Create), leadPage(auth.Update)).Post("/leads/{id}/convert", h.clients.LeadConvertPage)
-			for _, d := range []struct {
-				entity, base string
-				feature      auth.Feature
-			}{{store.EntityLead, "/leads", auth.FeatureLeads}, {store.EntityClient, "/clients", auth.FeatureClients}} {
-				can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(d.feature, a) }
-				r.With(can(auth.Create)).Post(d.base+"/{id}/documents", h.documents.DocumentUploadPage(d.entity))
-				r.With(can(auth.Update)).Get(d.base+"/{id}/documents/{docID}/edit", h.documents.DocumentEditPage(d.entity))
-				r.With(can(auth.Update)).Post(d.base+"/{id}/documents/{docID}/edit", h.documents.DocumentEditPage(d.entity))
-				r.With(can(auth.Delete)).Get(d.base+"/{id}/documents/{docID}/delete", h.documents.DocumentDeletePage(d.entity))
-				r.With(can(auth.Delete)).Post(d.base+"/{id}/documents/{docID}/delete", h.documents.DocumentDeletePage(d.entity))
+			for _, e := range store.Entities {
+				can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(e.Feature, a) }
+				r.With(can(auth.Create)).Post(e.Pages+"/{id}/documents", h.documents.DocumentUploadPage(e.Name))
+				r.With(can(auth.Update)).Get(e.Pages+"/{id}/documents/{docID}/edit", h.documents.DocumentEditPage(e.Name))
+				r.With(can(auth.Update)).Post(e.Pages+"/{id}/documents/{docID}/edit", h.documents.DocumentEditPage(e.Name))
+				r.With(can(auth.Delete)).Get(e.Pages+"/{id}/documents/{docID}/delete", h.documents.DocumentDeletePage(e.Name))
+				r.With(can(auth.Delete)).Post(e.Pages+"/{id}/documents/{docID}/delete", h.documents.DocumentDeletePage(e.Name))
 			}
 			r.With(leadPage(auth.Create)).Post("/leads/{id}/reminders", h.reminders.ReminderCreatePage)
 			r.With(leadPage(auth.Update)).Get("/reminders/{id}/edit", h.reminders.ReminderEditPage)
@@ -172,17 +169,14 @@ func (s *server) routes(h handlers) http.Handler {
 				// Lead conversion, documents and reminders ("remainders" in the spec's paths).
 				leadsCreate := s.web.Can(auth.FeatureLeads, auth.Create)
 				r.With(s.web.Can(auth.FeatureClients, auth.Create), leadsUpdate).Post("/lead/convert-to-client/{id}", h.clients.LeadConvert)
-				for _, d := range []struct {
-					entity  string
-					feature auth.Feature
-				}{{store.EntityLead, auth.FeatureLeads}, {store.EntityClient, auth.FeatureClients}} {
-					can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(d.feature, a) }
-					r.With(can(auth.Create)).Post("/"+d.entity+"/create-document/{id}", h.documents.DocumentUpload(d.entity))
-					r.With(can(auth.View)).Get("/"+d.entity+"/list-document/{id}", h.documents.DocumentList(d.entity))
-					r.With(can(auth.View)).Get("/"+d.entity+"/view-document/{id}", h.documents.DocumentView(d.entity))
-					r.With(can(auth.View)).Get("/"+d.entity+"/download-document/{id}", h.documents.DocumentDownload(d.entity))
-					r.With(can(auth.Update)).Put("/"+d.entity+"/update-document/{id}", h.documents.DocumentUpdate(d.entity))
-					r.With(can(auth.Delete)).Delete("/"+d.entity+"/delete-document/{id}", h.documents.DocumentDelete(d.entity))
+				for _, e := range store.Entities {
+					can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(e.Feature, a) }
+					r.With(can(auth.Create)).Post("/"+e.Name+"/create-document/{id}", h.documents.DocumentUpload(e.Name))
+					r.With(can(auth.View)).Get("/"+e.Name+"/list-document/{id}", h.documents.DocumentList(e.Name))
+					r.With(can(auth.View)).Get("/"+e.Name+"/view-document/{id}", h.documents.DocumentView(e.Name))
+					r.With(can(auth.View)).Get("/"+e.Name+"/download-document/{id}", h.documents.DocumentDownload(e.Name))
+					r.With(can(auth.Update)).Put("/"+e.Name+"/update-document/{id}", h.documents.DocumentUpdate(e.Name))
+					r.With(can(auth.Delete)).Delete("/"+e.Name+"/delete-document/{id}", h.documents.DocumentDelete(e.Name))
 				}
 				r.With(leadsCreate).Post("/lead/create-remainders", h.reminders.ReminderCreate)
 				r.With(leadsView).Get("/lead/list-remainders", h.reminders.ReminderList)

@@ -29,17 +29,10 @@ func docRecords(docs []store.Document) []clientsview.Doc {
 	return out
 }
 
-func entityFeature(entity string) auth.Feature {
-	if entity == store.EntityClient {
-		return auth.FeatureClients
-	}
-	return auth.FeatureLeads
-}
-
 // Section loads an entity's documents section.
 func (h *Handler) Section(r *http.Request, entity string, id int64, base string) (clientsview.Documents, error) {
 	p := web.Caller(r)
-	f := entityFeature(entity)
+	f := store.EntityNamed(entity).Feature
 	d := clientsview.Documents{Entity: entity, EntityID: id, Base: base, MaxFiles: maxFilesPerUpload, MaxKB: maxFileBytes / 1024,
 		CanCreate: p.Perms.Allows(f, auth.Create), CanUpdate: p.Perms.Allows(f, auth.Update), CanDelete: p.Perms.Allows(f, auth.Delete)}
 	docs, err := p.Scope().Documents(r.Context(), entity, id)
@@ -51,12 +44,7 @@ func (h *Handler) Section(r *http.Request, entity string, id int64, base string)
 }
 
 // entityBase is the page of a lead or client.
-func entityBase(entity string, id int64) string {
-	if entity == store.EntityClient {
-		return clientsview.ClientHref(id)
-	}
-	return "/leads/" + strconv.FormatInt(id, 10)
-}
+func entityBase(entity string, id int64) string { return store.EntityNamed(entity).Href(id) }
 
 // uploadRefusal is the translated reason an upload was refused.
 func uploadRefusal(r *http.Request, err error) (int, string) {

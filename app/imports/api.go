@@ -74,9 +74,9 @@ func canImport(p *web.Principal) bool {
 func importEntities(r *http.Request, selected string) []components.Option {
 	p := web.Caller(r)
 	var out []components.Option
-	for _, e := range []string{store.EntityLead, store.EntityClient} {
-		if p.Perms.Allows(importer.Feature(e), auth.Create) {
-			out = append(out, components.Option{Value: e, Label: importsview.Entity(r.Context(), e), Selected: e == selected})
+	for _, e := range store.Entities {
+		if p.Perms.Allows(e.Feature, auth.Create) {
+			out = append(out, components.Option{Value: e.Name, Label: importsview.Entity(r.Context(), e.Name), Selected: e.Name == selected})
 		}
 	}
 	return out
@@ -140,7 +140,7 @@ func readUpload(w http.ResponseWriter, r *http.Request) (entity, name string, da
 // as an import with suggested columns.
 func (h *Handler) uploadImport(r *http.Request, entity, name string, data []byte) (*store.Import, error) {
 	p := web.Caller(r)
-	if entity != store.EntityLead && entity != store.EntityClient {
+	if store.EntityNamed(entity) == nil {
 		return nil, validate.Errors{"entity": validate.KeyInvalid}
 	}
 	in, err := importer.Inspect(data)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -17,6 +18,7 @@ type Entity struct {
 	Table   string       // its table ("leads")
 	Alias   string       // the table's alias in the store's queries ("l")
 	Feature auth.Feature // the permission area: its grant's scope says whether a user reaches all or only their own
+	Pages   string       // the admin pages' folder ("/leads"), so one descriptor says all about a kind
 	model   any          // a typed nil of its bun model, for a query on its table
 }
 
@@ -29,12 +31,15 @@ const (
 
 // The kinds of people-like record.
 var (
-	LeadEntity   = &Entity{Name: EntityLead, Table: "leads", Alias: "l", Feature: auth.FeatureLeads, model: (*Lead)(nil)}
-	ClientEntity = &Entity{Name: EntityClient, Table: "clients", Alias: "c", Feature: auth.FeatureClients, model: (*Client)(nil)}
+	LeadEntity   = &Entity{Name: EntityLead, Table: "leads", Alias: "l", Feature: auth.FeatureLeads, Pages: "/leads", model: (*Lead)(nil)}
+	ClientEntity = &Entity{Name: EntityClient, Table: "clients", Alias: "c", Feature: auth.FeatureClients, Pages: "/clients", model: (*Client)(nil)}
 )
 
 // Entities lists every kind.
 var Entities = []*Entity{LeadEntity, ClientEntity}
+
+// Href is the admin page of one record of the kind.
+func (e *Entity) Href(id int64) string { return e.Pages + "/" + strconv.FormatInt(id, 10) }
 
 // EntityNamed is the kind with that name, or nil.
 func EntityNamed(name string) *Entity {
