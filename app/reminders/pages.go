@@ -1,6 +1,7 @@
 package reminders
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -106,13 +107,31 @@ func (h *Handler) ReminderCreatePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := "/leads/" + strconv.FormatInt(lead.ID, 10)
+	h.saveReminderForm(w, r, reminderForm{title: web.T(r, "remindersPage.add"), action: base + "/reminders",
+		back: base + "#reminders", doneID: "reminders.created"}, func(ctx context.Context, s store.Scope, in store.ReminderInput) error {
+		_, err := s.CreateReminder(ctx, lead.ID, in)
+		return err
+	})
+}
+
+// reminderForm is where a posted reminder form goes: its title, action and way back, and
+// the message once saved.
+type reminderForm struct {
+	title, action, back, doneID string
+	edit                        bool
+}
+
+// saveReminderForm reads a posted reminder form and saves it: back with f.doneID, or the
+// form again (422) with the errors next to their fields.
+func (h *Handler) saveReminderForm(w http.ResponseWriter, r *http.Request, f reminderForm,
+	save func(ctx context.Context, s store.Scope, in store.ReminderInput) error) {
 	v, in, errs, err := readReminderForm(w, r)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
 	if len(errs) == 0 {
-		_, err = web.Scope(r).CreateReminder(r.Context(), lead.ID, in)
+		err = save(r.Context(), web.Scope(r), in)
 		var ve validate.Errors
 		if errors.As(err, &ve) {
 			errs = ve
@@ -122,11 +141,11 @@ func (h *Handler) ReminderCreatePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(errs) > 0 {
-		h.renderReminderForm(w, r, http.StatusUnprocessableEntity, web.T(r, "remindersPage.add"), base+"/reminders", base+"#reminders", v, errs, false)
+		h.renderReminderForm(w, r, http.StatusUnprocessableEntity, f.title, f.action, f.back, v, errs, f.edit)
 		return
 	}
-	h.web.Flash(r, "reminders.created")
-	http.Redirect(w, r, base+"#reminders", http.StatusSeeOther)
+	h.web.Flash(r, f.doneID)
+	http.Redirect(w, r, f.back, http.StatusSeeOther)
 }
 
 func (h *Handler) reminderOf(r *http.Request) (*store.ReminderView, error) {
@@ -158,27 +177,11 @@ func (h *Handler) ReminderEditPage(w http.ResponseWriter, r *http.Request) {
 		h.renderReminderForm(w, r, http.StatusOK, web.T(r, "remindersPage.editTitle"), action, back, reminderValues(rm), map[string]string{}, true)
 		return
 	}
-	v, in, errs, err := readReminderForm(w, r)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if len(errs) == 0 {
-		_, err = web.Scope(r).UpdateReminder(r.Context(), rm.ID, in)
-		var ve validate.Errors
-		if errors.As(err, &ve) {
-			errs = ve
-		} else if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-	}
-	if len(errs) > 0 {
-		h.renderReminderForm(w, r, http.StatusUnprocessableEntity, web.T(r, "remindersPage.editTitle"), action, back, v, errs, true)
-		return
-	}
-	h.web.Flash(r, "reminders.updated")
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	h.saveReminderForm(w, r, reminderForm{title: web.T(r, "remindersPage.editTitle"), action: action, back: back,
+		doneID: "reminders.updated", edit: true}, func(ctx context.Context, s store.Scope, in store.ReminderInput) error {
+		_, err := s.UpdateReminder(ctx, rm.ID, in)
+		return err
+	})
 }
 
 // ReminderDonePage marks a reminder done and goes back where it came from.

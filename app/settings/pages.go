@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -93,63 +94,53 @@ func fieldError(err error, field string) (string, bool) {
 }
 
 func (h *Handler) MasterAddPage(w http.ResponseWriter, r *http.Request) {
-	kind, err := pathKind(r)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if err := web.ReadForm(w, r); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	name := r.PostFormValue("name")
-	_, err = web.Scope(r).CreateMaster(r.Context(), kind, name)
-	if key, refused := fieldError(err, "name"); refused {
-		m, err := h.mastersModel(r, kind)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
-		m.AddName, m.AddError = name, key
-		h.renderMasters(w, r, http.StatusUnprocessableEntity, m)
-		return
-	}
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Flash(r, "masters.created")
-	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
+	h.saveMaster(w, r, "masters.created", func(ctx context.Context, s store.Scope, kind store.MasterKind, name string) error {
+		_, err := s.CreateMaster(ctx, kind, name)
+		return err
+	}, func(m *settingsview.Masters, name, key string) { m.AddName, m.AddError = name, key })
 }
 
 func (h *Handler) MasterRenamePage(w http.ResponseWriter, r *http.Request) {
-	kind, err := pathKind(r)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
 	id, err := web.PathID(r, "id")
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
-	if err := web.ReadForm(w, r); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	name := r.PostFormValue("name")
-	_, err = web.Scope(r).UpdateMaster(r.Context(), kind, id, name)
-	if key, refused := fieldError(err, "name"); refused {
-		m, err := h.mastersModel(r, kind)
-		if err != nil {
-			h.web.Fail(w, r, err)
-			return
-		}
+	h.saveMaster(w, r, "masters.updated", func(ctx context.Context, s store.Scope, kind store.MasterKind, name string) error {
+		_, err := s.UpdateMaster(ctx, kind, id, name)
+		return err
+	}, func(m *settingsview.Masters, name, key string) {
 		for i := range m.Rows {
 			if m.Rows[i].ID == id {
 				m.Rows[i].Input, m.Rows[i].Error = name, key
 			}
 		}
+	})
+}
+
+// saveMaster takes a master form's name and saves it: back to the list with doneID, or the
+// list again (422) with the name and its error where the form was (refused places them).
+func (h *Handler) saveMaster(w http.ResponseWriter, r *http.Request, doneID string,
+	save func(ctx context.Context, s store.Scope, kind store.MasterKind, name string) error,
+	refused func(m *settingsview.Masters, name, key string)) {
+	kind, err := pathKind(r)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	if err := web.ReadForm(w, r); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	name := r.PostFormValue("name")
+	err = save(r.Context(), web.Scope(r), kind, name)
+	if key, isRefusal := fieldError(err, "name"); isRefusal {
+		m, err := h.mastersModel(r, kind)
+		if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+		refused(m, name, key)
 		h.renderMasters(w, r, http.StatusUnprocessableEntity, m)
 		return
 	}
@@ -157,7 +148,7 @@ func (h *Handler) MasterRenamePage(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	h.web.Flash(r, "masters.updated")
+	h.web.Flash(r, doneID)
 	http.Redirect(w, r, settingsview.Href(kind), http.StatusSeeOther)
 }
 
