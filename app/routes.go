@@ -111,7 +111,7 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(leadPage(auth.Update)).Post("/reminders/{id}/done", h.reminders.ReminderDonePage)
 			r.With(leadPage(auth.Delete)).Get("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
 			r.With(leadPage(auth.Delete)).Post("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
-			r.Get("/notifications", h.reminders.NotificationsPage)
+			r.With(leadPage(auth.View)).Get("/notifications", h.reminders.NotificationsPage)
 			// End of client, document and reminder pages.
 		})
 
@@ -183,7 +183,7 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(leadsView).Get("/lead/view-remainders/{id}", h.reminders.ReminderView)
 				r.With(leadsUpdate).Put("/lead/update-remainders/{id}", h.reminders.ReminderUpdate)
 				r.With(leadsDelete).Delete("/lead/delete-remainders/{id}", h.reminders.ReminderDelete)
-				r.Get("/notifications", h.reminders.Notifications)
+				r.With(leadsView).Get("/notifications", h.reminders.Notifications)
 
 				// Clients.
 				clients := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }

@@ -27,6 +27,9 @@ var (
 // dueReminders fills the shell's notifications area: the user's due reminders, overdue
 // ones counted apart.
 func (s *server) dueReminders(r *http.Request, sh *layout.Shell) {
+	if !web.Caller(r).Allows(auth.FeatureLeads, auth.View) {
+		return // reminders belong to leads: without leads, no count
+	}
 	due, err := web.Scope(r).DueReminders(r.Context(), 99)
 	if err != nil {
 		s.web.Logger(r).Warn("due reminders", "err", err)

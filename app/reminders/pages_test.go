@@ -117,3 +117,27 @@ func TestHomeShowsDueReminders(t *testing.T) {
 		}
 	})
 }
+
+// The header's count of due reminders is part of leads: a user whose role has no view on
+// leads gets no count, even for a reminder assigned to them.
+func TestHeaderCountNeedsLeads(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		noLeads := e.User(f, "noleads@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		withLeads := e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{
+			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}, auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		c := e.APIClient(f.Admin.Email)
+		lead := apptest.NewLead(t, c, "Due Lead")
+		for _, u := range []int64{noLeads.ID, withLeads.ID} {
+			r := c.Do("POST", "/v1/api/lead/create-remainders", map[string]any{"lead_id": lead, "title": "Ring Ana",
+				"assignee_id": u, "due_at": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)})
+			r.WantStatus(201)
+		}
+		if _, err := jobs.FireReminders(context.Background(), e.DB, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e.Browser(withLeads.Email).Get("/home").WantStatus(200).Has(`data-testid="notifications-count">1<`)
+		e.Browser(noLeads.Email).Get("/home").WantStatus(200).Lacks(`data-testid="notifications-count">1<`)
+	})
+}
