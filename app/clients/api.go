@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"crm/app/store"
-	"crm/app/validate"
 	"crm/app/web"
 )
 
@@ -103,26 +102,14 @@ func (h *Handler) ClientBulkUpdate(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "clientsList.bulkUpdated", "Count", n), Data: web.Count{Count: n}})
+	h.web.Counted(w, r, "clientsList.bulkUpdated", n)
 }
 
 // ClientDeleteMany deletes the clients named by `ids=[…]`, with their documents.
 func (h *Handler) ClientDeleteMany(w http.ResponseWriter, r *http.Request) {
-	ids, ok := web.QueryIDs(r, "ids")
-	if !ok || len(ids) == 0 {
-		h.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
-		return
-	}
-	deleted, err := web.Scope(r).DeleteClients(r.Context(), ids)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	for _, id := range deleted {
-		h.documents.RemoveFiles(r, store.EntityClient, id)
-	}
-	n := len(deleted)
-	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "clientsList.bulkDeleted", "Count", n), Data: web.Count{Count: n}})
+	h.documents.DeleteRecords(w, r, store.EntityClient, "clientsList.bulkDeleted", func(ctx context.Context, s store.Scope, ids []int64) ([]int64, error) {
+		return s.DeleteClients(ctx, ids)
+	})
 }
 
 // LeadConvert makes a client from a lead; a second conversion is refused.

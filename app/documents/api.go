@@ -298,3 +298,23 @@ func (h *Handler) RemoveFiles(r *http.Request, entity string, id int64) {
 		h.web.Logger(r).Warn("document files not removed", "entity", entity, "id", id, "err", err)
 	}
 }
+
+// DeleteRecords answers an API bulk delete of leads or clients named by `ids=[…]`: del
+// deletes those the caller reaches and returns their ids, whose document files then go too.
+func (h *Handler) DeleteRecords(w http.ResponseWriter, r *http.Request, entity, msgID string,
+	del func(ctx context.Context, s store.Scope, ids []int64) ([]int64, error)) {
+	ids, ok := web.QueryIDs(r, "ids")
+	if !ok || len(ids) == 0 {
+		h.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
+		return
+	}
+	deleted, err := del(r.Context(), web.Scope(r), ids)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	for _, id := range deleted {
+		h.RemoveFiles(r, entity, id)
+	}
+	h.web.Counted(w, r, msgID, len(deleted))
+}

@@ -1,6 +1,7 @@
 package leads
 
 import (
+	"context"
 	"net/http"
 
 	"crm/app/store"
@@ -119,26 +120,14 @@ func (h *Handler) LeadBulkUpdate(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkUpdated", "Count", n), Data: web.Count{Count: n}})
+	h.web.Counted(w, r, "leads.bulkUpdated", n)
 }
 
 // LeadDeleteMany deletes the leads named by `ids=[…]`.
 func (h *Handler) LeadDeleteMany(w http.ResponseWriter, r *http.Request) {
-	ids, ok := web.QueryIDs(r, "ids")
-	if !ok || len(ids) == 0 {
-		h.web.Fail(w, r, validate.Errors{"ids": validate.KeyInvalid})
-		return
-	}
-	deleted, err := web.Scope(r).DeleteLeads(r.Context(), ids)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	for _, id := range deleted {
-		h.documents.RemoveFiles(r, store.EntityLead, id)
-	}
-	n := len(deleted)
-	h.web.JSON(w, http.StatusOK, web.Envelope{Message: web.T(r, "leads.bulkDeleted", "Count", n), Data: web.Count{Count: n}})
+	h.documents.DeleteRecords(w, r, store.EntityLead, "leads.bulkDeleted", func(ctx context.Context, s store.Scope, ids []int64) ([]int64, error) {
+		return s.DeleteLeads(ctx, ids)
+	})
 }
 
 func (h *Handler) LeadJourney(w http.ResponseWriter, r *http.Request) {

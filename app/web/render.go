@@ -172,6 +172,12 @@ type Count struct {
 	Count int `json:"count"`
 }
 
+// Counted answers a bulk action with how many records it changed: the message msgID
+// (given Count) and the count as data.
+func (k *Kit) Counted(w http.ResponseWriter, r *http.Request, msgID string, n int) {
+	k.JSON(w, http.StatusOK, Envelope{Message: T(r, msgID, "Count", n), Data: Count{Count: n}})
+}
+
 // DropdownItem is the spec's dropdown shape: a label and the id it stands for.
 type DropdownItem struct {
 	Label string `json:"label"`
