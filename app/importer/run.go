@@ -66,13 +66,20 @@ func (r *Runner) Start(ref store.ImportRef) {
 	}()
 }
 
-// Work runs queued imports and undos, and resumes those whose runner stopped (a restart,
+// Work runs, in the background, queued imports and undos, and resumes those whose runner stopped (a restart,
 // a crash), every interval until Close. Several processes may share a database: an
 // import has one runner at a time, and one that went quiet for store.ImportStaleAfter is
 // taken over from its last committed batch.
 func (r *Runner) Work(every time.Duration) {
-	r.wg.Add(1)
-	defer r.wg.Done()
+	r.wg.Add(1) // before the goroutine starts, so a Close right after waits for it
+	go func() {
+		defer r.wg.Done()
+		r.sweep(every)
+	}()
+}
+
+// sweep is Work's loop.
+func (r *Runner) sweep(every time.Duration) {
 	ctx, db, log := r.ctx, r.DB, r.Log
 	t := time.NewTicker(every)
 	defer t.Stop()

@@ -320,7 +320,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
-	go imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
+	imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "CRM is running at %s (database: %s)\n", url2, db.Dialect)
