@@ -14,6 +14,7 @@ import (
 	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
+	"crm/app/store/storetest"
 )
 
 // dashLeads adds leads to a tenant through the store, each created at a known instant, and
@@ -297,7 +298,7 @@ func setCreated(t *testing.T, e *apptest.Env, f apptest.Tenant, table string, id
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = e.DB.RunInTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+	err = storetest.Owner(t, e.DB).RunInTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
 		_, err := tx.NewUpdate().Table(table).Set("created_at = ?", ts).Where("tenant_id = ? AND id = ?", f.Tenant.ID, id).Exec(ctx)
 		return err
 	})

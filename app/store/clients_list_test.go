@@ -614,7 +614,7 @@ func TestClientListPlansUseIndexes(t *testing.T) {
 		if db.Dialect == store.Postgres {
 			finish = []string{"ANALYZE clients, client_day_counts", "SELECT gin_clean_pending_list('clients_search_idx'::regclass)"}
 		}
-		if err := db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := storetest.Owner(t, db).RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			for _, stmt := range finish {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return err

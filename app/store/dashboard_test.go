@@ -315,7 +315,7 @@ func TestDashboardClients(t *testing.T) {
 			client(a, "c4"): "2025-04-01 00:00:00", // out of March
 		}
 		client(other.adminScope(), "x1")
-		err := db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		err := storetest.Owner(t, db).RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			for id, when := range at {
 				ts, _ := time.Parse("2006-01-02 15:04:05", when)
 				if _, err := tx.NewUpdate().Table("clients").Set("created_at = ?", ts).

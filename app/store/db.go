@@ -58,7 +58,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		// default (prepare each new text, then run it) costs a second round trip and fills
 		// its statement cache with statements never used again. Run each in one round trip.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-		sqldb := stdlib.OpenDB(*cfg)
+		// Each connection keeps app.tenant_id in step with the Scope of each statement, for
+		// the row-level security policies (rls.go).
+		sqldb := sql.OpenDB(rlsConnector{stdlib.GetConnector(*cfg)})
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
 		db = &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}

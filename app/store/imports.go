@@ -354,14 +354,35 @@ type ImportRef struct {
 
 // ImportsToRun lists imports waiting for a runner: queued ones, and running ones whose
 // runner has committed nothing since staleBefore.
+// On PostgreSQL it looks one tenant at a time, as the reminder sweep does (row-level security).
 func (db *DB) ImportsToRun(ctx context.Context, staleBefore time.Time, limit int) ([]ImportRef, error) {
+	find := func(idb bun.IDB, limit int, out *[]ImportRef) error {
+		return idb.NewSelect().Table("imports").Column("tenant_id", "id").
+			Where("status IN (?) OR (status IN (?) AND (heartbeat_at IS NULL OR heartbeat_at < ?))",
+				bun.In([]string{ImportQueued, ImportUndoQueued}), bun.In([]string{ImportRunning, ImportUndoing}),
+				timeBound(db.Dialect, staleBefore)).
+			OrderExpr("id").Limit(int64(limit)).Scan(ctx, out)
+	}
 	var out []ImportRef
-	err := db.bun.NewSelect().Table("imports").Column("tenant_id", "id").
-		Where("status IN (?) OR (status IN (?) AND (heartbeat_at IS NULL OR heartbeat_at < ?))",
-			bun.In([]string{ImportQueued, ImportUndoQueued}), bun.In([]string{ImportRunning, ImportUndoing}),
-			timeBound(db.Dialect, staleBefore)).
-		OrderExpr("id").Limit(int64(limit)).Scan(ctx, &out)
-	return out, err
+	if db.Dialect != Postgres {
+		err := find(db.bun, limit, &out)
+		return out, err
+	}
+	tenants, err := db.tenantIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range tenants {
+		if len(out) >= limit {
+			break
+		}
+		var refs []ImportRef
+		if err := find(db.System(id, 0).idb, limit-len(out), &refs); err != nil {
+			return out, err
+		}
+		out = append(out, refs...)
+	}
+	return out, nil
 }
 
 // ClaimImport makes claim the runner of a queued (or stale) import and moves it to running

@@ -202,25 +202,41 @@ type FiredReminder struct {
 	ID       int64 `bun:"id"`
 }
 
-// FireDueReminders marks every reminder due by now as fired and returns them. It is the
-// worker's sweep across all tenants. Each reminder is returned by exactly one call, even
+// FireDueReminders marks up to batch reminders due by now as fired and returns them. It is
+// the worker's sweep across all tenants. Each reminder is returned by exactly one call, even
 // with several instances sweeping at once: on PostgreSQL rows are claimed with
 // FOR UPDATE SKIP LOCKED, and SQLite has a single writer.
+//
+// On PostgreSQL the sweep goes one tenant at a time, with that tenant set like any request's:
+// row-level security gives the server's role no way to read across tenants, and the worker
+// needs none (the cost is one indexed probe per tenant per sweep).
 func (db *DB) FireDueReminders(ctx context.Context, now time.Time, batch int) ([]FiredReminder, error) {
 	now = now.UTC()
 	var out []FiredReminder
-	var q string
-	if db.Dialect == Postgres {
-		q = `UPDATE reminders AS r SET fired_at = ?0
-FROM (SELECT tenant_id, id FROM reminders WHERE fired_at IS NULL AND due_at <= ?0
+	if db.Dialect != Postgres {
+		err := db.bun.NewRaw(`UPDATE reminders SET fired_at = ?0
+WHERE id IN (SELECT id FROM reminders WHERE fired_at IS NULL AND due_at <= ?0 ORDER BY due_at LIMIT ?1)
+RETURNING tenant_id, id`, now, batch).Scan(ctx, &out)
+		return out, err
+	}
+	tenants, err := db.tenantIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range tenants {
+		if len(out) >= batch {
+			break
+		}
+		var fired []FiredReminder
+		err := db.System(id, 0).idb.NewRaw(`UPDATE reminders AS r SET fired_at = ?0
+FROM (SELECT tenant_id, id FROM reminders WHERE tenant_id = ?2 AND fired_at IS NULL AND due_at <= ?0
       ORDER BY due_at LIMIT ?1 FOR UPDATE SKIP LOCKED) AS d
 WHERE r.tenant_id = d.tenant_id AND r.id = d.id
-RETURNING r.tenant_id, r.id`
-	} else {
-		q = `UPDATE reminders SET fired_at = ?0
-WHERE id IN (SELECT id FROM reminders WHERE fired_at IS NULL AND due_at <= ?0 ORDER BY due_at LIMIT ?1)
-RETURNING tenant_id, id`
+RETURNING r.tenant_id, r.id`, now, batch-len(out), id).Scan(ctx, &fired)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, fired...)
 	}
-	err := db.bun.NewRaw(q, now, batch).Scan(ctx, &out)
-	return out, err
+	return out, nil
 }

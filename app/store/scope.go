@@ -65,29 +65,46 @@ func (s Scope) WithPermissions(p auth.Permissions) Scope {
 // only the user's own leads and clients (none for user 0) and no dashboard figure, so a
 // forgotten WithPermissions shows next to nothing rather than everything.
 func (db *DB) Tenant(tenantID, userID int64) Scope {
-	return Scope{db: db, idb: db.bun, TenantID: tenantID, UserID: userID}
+	return Scope{db: db, idb: newTenantIDB(db.bun, tenantID), TenantID: tenantID, UserID: userID}
 }
 
 // System returns the system's own view of a tenant (userID acting, 0 for none): every
 // record, whatever any role says. For work no role limits: sign-in and tokens, sign-up and
 // seeding, the command line, and fixtures.
 func (db *DB) System(tenantID, userID int64) Scope {
-	return Scope{db: db, idb: db.bun, TenantID: tenantID, UserID: userID, system: true}
+	return Scope{db: db, idb: newTenantIDB(db.bun, tenantID), TenantID: tenantID, UserID: userID, system: true}
+}
+
+// scopeIn is a tenant's scope inside a transaction begun without a tenant (the tenant being
+// created): its statements carry the tenant all the same.
+func (db *DB) scopeIn(tx bun.Tx, tenantID int64) Scope {
+	return Scope{db: db, idb: newTenantIDB(tx, tenantID), TenantID: tenantID}
 }
 
 // Dialect is the engine behind the scope.
 func (s Scope) Dialect() Dialect { return s.db.Dialect }
 
-// Tx runs fn with a scope bound to one transaction; nested calls reuse the outer one.
+// Tx runs fn with a scope bound to one transaction; nested calls reuse the outer one. The
+// transaction begins with the scope's tenant set (row-level security on PostgreSQL).
 func (s Scope) Tx(ctx context.Context, fn func(tx Scope) error) error {
-	if _, inTx := s.idb.(bun.Tx); inTx {
+	if s.inTx() {
 		return fn(s)
 	}
-	return s.db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	return s.db.bun.RunInTx(withTenant(ctx, s.TenantID), nil, func(ctx context.Context, tx bun.Tx) error {
 		inner := s
-		inner.idb = tx
+		inner.idb = newTenantIDB(tx, s.TenantID)
 		return fn(inner)
 	})
+}
+
+// inTx reports whether the scope is bound to a transaction.
+func (s Scope) inTx() bool {
+	idb := s.idb
+	if t, ok := idb.(tenantIDB); ok {
+		idb = t.IDB
+	}
+	_, ok := idb.(bun.Tx)
+	return ok
 }
 
 // Select starts a query on the model's table limited to this tenant.

@@ -28,7 +28,7 @@ func (db *DB) SeedDemo(ctx context.Context) (*Tenant, bool, error) {
 		if _, err := tx.NewInsert().Model(t).Returning("id, created_at").Exec(ctx); err != nil {
 			return err
 		}
-		s := Scope{db: db, idb: tx, TenantID: t.ID}
+		s := db.scopeIn(tx, t.ID)
 		if err := s.EnsureBuiltinRoles(ctx); err != nil {
 			return err
 		}

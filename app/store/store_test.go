@@ -26,7 +26,7 @@ func newTenant(t *testing.T, db *store.DB, name, email string) (*store.Tenant, *
 func TestMigrateTwiceIsNoop(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		applied, err := db.Migrate(context.Background())
+		applied, err := storetest.Owner(t, db).Migrate(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

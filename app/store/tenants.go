@@ -41,7 +41,7 @@ func (db *DB) CreateTenant(ctx context.Context, n NewTenant) (*Tenant, *User, er
 		if _, err := tx.NewInsert().Model(t).Returning("id, created_at").Exec(ctx); err != nil {
 			return err
 		}
-		s := Scope{db: db, idb: tx, TenantID: t.ID}
+		s := db.scopeIn(tx, t.ID)
 		if err := s.EnsureBuiltinRoles(ctx); err != nil {
 			return err
 		}
@@ -63,6 +63,13 @@ func (db *DB) TenantByID(ctx context.Context, id int64) (*Tenant, error) {
 	t := &Tenant{}
 	err := db.bun.NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
 	return t, notFound(err)
+}
+
+// tenantIDs lists every tenant, for the workers' sweeps.
+func (db *DB) tenantIDs(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	err := db.bun.NewSelect().Table("tenants").Column("id").OrderExpr("id").Scan(ctx, &ids)
+	return ids, err
 }
 
 // TenantByName finds a tenant by its exact name (used by the demo seed to stay idempotent).

@@ -1,5 +1,8 @@
 // Package storetest gives each test a fresh, migrated database: a SQLite file always, and a
-// PostgreSQL schema of its own when TEST_DATABASE_URL is set.
+// PostgreSQL schema of its own when TEST_DATABASE_URL is set. On PostgreSQL the schema is
+// migrated by the TEST_DATABASE_URL role (the owner) and the test gets a connection as the
+// application role AppRole, which owns nothing and is bound by row-level security, as
+// `crm serve` is.
 package storetest
 
 import (
@@ -10,6 +13,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -37,20 +42,112 @@ func Dialects() []store.Dialect {
 	return ds
 }
 
-// Open returns a fresh migrated database of the dialect, removed when the test ends.
+// Open returns a fresh migrated database of the dialect, removed when the test ends. On
+// PostgreSQL it is reached as AppRole, with row-level security on.
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
 	ctx := context.Background()
 	dbURL := URL(t, d)
+	ownerURL := dbURL
+	if d == store.Postgres {
+		dbURL = Migrated(t, dbURL)
+	}
 	db, err := store.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatalf("open %s: %v", d, err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	if d == store.Postgres {
+		if err := db.CheckAppRole(ctx); err != nil {
+			t.Fatalf("application role: %v", err)
+		}
+		owners.Store(db, ownerURL)
+		t.Cleanup(func() { owners.Delete(db) })
+		return db
+	}
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatalf("migrate %s: %v", d, err)
 	}
 	return db
+}
+
+// owners maps each PostgreSQL database Open returned to its owner's URL.
+var owners sync.Map
+
+// Owner returns a connection to db's database as the owner of its schema, which row-level
+// security does not bind (the TEST_DATABASE_URL role is a superuser): for a test's own
+// setup that goes around the store, such as back-dating rows or refreshing statistics, and
+// for checks of what the application role cannot see. On SQLite it is db itself.
+func Owner(t testing.TB, db *store.DB) *store.DB {
+	t.Helper()
+	v, ok := owners.Load(db)
+	if !ok {
+		return db
+	}
+	owner, err := store.Open(context.Background(), v.(string))
+	if err != nil {
+		t.Fatalf("open postgres as owner: %v", err)
+	}
+	t.Cleanup(func() { _ = owner.Close() })
+	return owner
+}
+
+// AppRole is the PostgreSQL login role tests connect as, like `crm serve` in production: no
+// superuser, no BYPASSRLS, owner of nothing. One role serves every test schema; each schema
+// grants it what the server needs.
+const AppRole = "crm_test_app"
+
+var appRoleOnce sync.Once
+
+// Migrated migrates the PostgreSQL database at ownerURL as its owner, grants AppRole the
+// server's rights on it, and returns the same URL logged in as AppRole.
+func Migrated(t testing.TB, ownerURL string) string {
+	t.Helper()
+	ctx := context.Background()
+	owner, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	defer owner.Close()
+	if _, err := owner.Migrate(ctx); err != nil {
+		t.Fatalf("migrate postgres: %v", err)
+	}
+	appRoleOnce.Do(func() { ensureAppRole(t, ownerURL) })
+	if err := owner.GrantApp(ctx, AppRole); err != nil {
+		t.Fatalf("grant %s: %v", AppRole, err)
+	}
+	return AsRole(t, ownerURL, AppRole)
+}
+
+// AsRole returns url logged in as role (the test server trusts local connections).
+func AsRole(t testing.TB, dbURL, role string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatalf("database url: %v", err)
+	}
+	u.User = url.User(role)
+	return u.String()
+}
+
+// ensureAppRole creates AppRole once per cluster; parallel test binaries may race to it.
+func ensureAppRole(t testing.TB, ownerURL string) {
+	c, err := sql.Open("pgx", ownerURL)
+	if err != nil {
+		t.Fatalf("postgres: %v", err)
+	}
+	defer c.Close()
+	var exists bool
+	if err := c.QueryRow("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", AppRole).Scan(&exists); err != nil {
+		t.Fatalf("postgres: %v", err)
+	}
+	if exists {
+		return
+	}
+	_, err = c.Exec("CREATE ROLE " + AppRole + " LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE")
+	if err != nil && !strings.Contains(err.Error(), "already exists") && !strings.Contains(err.Error(), "duplicate key") {
+		t.Fatalf("create role %s: %v", AppRole, err)
+	}
 }
 
 // URL makes a fresh, empty database of the dialect and returns its URL, for tests that
