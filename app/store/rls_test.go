@@ -43,7 +43,7 @@ func TestQueryWithoutTenantFilterSeesOnlyItsTenant(t *testing.T) {
 			s := db.Tenant(tn.ID, 0)
 			for _, table := range seededTenantTables {
 				var tenants []int64
-				if err := s.Raw("SELECT DISTINCT tenant_id FROM " + table).Scan(ctx, &tenants); err != nil {
+				if err := s.Raw("SELECT DISTINCT tenant_id FROM "+table).Scan(ctx, &tenants); err != nil {
 					t.Fatalf("%s: %v", table, err)
 				}
 				if len(tenants) != 1 || tenants[0] != tn.ID {
@@ -128,7 +128,7 @@ func TestNoTenantSeesNothing(t *testing.T) {
 		t.Helper()
 		for _, table := range seededTenantTables {
 			var n int
-			if err := db.Raw("SELECT count(*) FROM " + table).Scan(ctx, &n); err != nil {
+			if err := db.Raw("SELECT count(*) FROM "+table).Scan(ctx, &n); err != nil {
 				t.Fatal(err)
 			}
 			if n != 0 {
