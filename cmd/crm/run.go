@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"time"
 
@@ -26,8 +27,8 @@ import (
 const usage = `usage: crm <command> [flags]
 
 commands:
-  serve          run the web server (--addr, --database-url, --demo)
-  migrate        apply pending database migrations
+  serve          run the web server (--addr, --database-url, --migrate-database-url, --demo)
+  migrate        apply pending database migrations (as the schema's owner; --grant-to ROLE)
   create-tenant  --name NAME --admin-email EMAIL --admin-password PASSWORD
   create-user    --tenant ID --email EMAIL --password PASSWORD --role NAME
   seed           --demo: create the demo tenant if it is missing;
@@ -103,13 +104,89 @@ func dbFlag(fs *flag.FlagSet, getenv func(string) string) *string {
 	return fs.String("database-url", def, "postgres://… or sqlite:PATH (env DATABASE_URL)")
 }
 
-// openMigrated opens the database and applies pending migrations.
-func openMigrated(ctx context.Context, url string) (*store.DB, []string, error) {
+// ownerDBFlag is the database of the commands that change the schema or run as the system
+// (migrate, create-tenant, create-user, seed): on PostgreSQL the schema owner's URL.
+func ownerDBFlag(fs *flag.FlagSet, getenv func(string) string) *string {
+	def := getenv("MIGRATE_DATABASE_URL")
+	if def == "" {
+		def = getenv("DATABASE_URL")
+	}
+	if def == "" {
+		def = store.DefaultURL
+	}
+	return fs.String("database-url", def, "the schema owner's postgres://… or sqlite:PATH (env MIGRATE_DATABASE_URL, else DATABASE_URL)")
+}
+
+// grantFlag names the PostgreSQL role `crm serve` logs in as, to be granted what it needs
+// after migrating: by default CRM_APP_ROLE, else the user of DATABASE_URL when the owner's
+// URL is MIGRATE_DATABASE_URL.
+func grantFlag(fs *flag.FlagSet, getenv func(string) string) *string {
+	def := getenv("CRM_APP_ROLE")
+	if def == "" && getenv("MIGRATE_DATABASE_URL") != "" {
+		if u, err := neturl.Parse(getenv("DATABASE_URL")); err == nil && u.User != nil &&
+			(u.Scheme == "postgres" || u.Scheme == "postgresql") {
+			def = u.User.Username()
+		}
+	}
+	return fs.String("grant-to", def, "PostgreSQL role of `crm serve` to grant the schema's rows to (env CRM_APP_ROLE)")
+}
+
+// openMigrated opens the database and applies pending migrations; on PostgreSQL it then
+// grants the server's role (when named) what it needs, new tables included.
+func openMigrated(ctx context.Context, url, grantTo string) (*store.DB, []string, error) {
 	db, err := store.Open(ctx, url)
 	if err != nil {
 		return nil, nil, err
 	}
 	applied, err := db.Migrate(ctx)
+	if err == nil && grantTo != "" {
+		err = db.GrantApp(ctx, grantTo)
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	return db, applied, nil
+}
+
+// openServing opens the server's database. On PostgreSQL the server's role must be bound by
+// row-level security: migrations run with the owner's URL (migrateURL, then the server's
+// role is granted its rights), or beforehand with `crm migrate`. SQLite is migrated in place.
+func openServing(ctx context.Context, url, migrateURL string) (*store.DB, []string, error) {
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	if db.Dialect != store.Postgres {
+		applied, err := db.Migrate(ctx)
+		if err != nil {
+			_ = db.Close()
+			return nil, nil, err
+		}
+		return db, applied, nil
+	}
+	applied, err := func() ([]string, error) {
+		if err := db.CheckAppRole(ctx); err != nil {
+			return nil, err
+		}
+		if migrateURL == "" {
+			pending, err := db.Pending(ctx)
+			if err == nil && len(pending) > 0 {
+				err = fmt.Errorf("%d migration(s) pending (%s): run `crm migrate` with the schema owner's URL, or give serve --migrate-database-url",
+					len(pending), strings.Join(pending, ", "))
+			}
+			return nil, err
+		}
+		role, err := db.CurrentRole(ctx)
+		if err != nil {
+			return nil, err
+		}
+		owner, applied, err := openMigrated(ctx, migrateURL, role)
+		if err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+		return applied, owner.Close()
+	}()
 	if err != nil {
 		_ = db.Close()
 		return nil, nil, err
@@ -119,11 +196,12 @@ func openMigrated(ctx context.Context, url string) (*store.DB, []string, error) 
 
 func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("migrate")
-	url := dbFlag(fs, getenv)
+	url := ownerDBFlag(fs, getenv)
+	grantTo := grantFlag(fs, getenv)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	db, applied, err := openMigrated(ctx, *url)
+	db, applied, err := openMigrated(ctx, *url, *grantTo)
 	if err != nil {
 		return err
 	}
@@ -138,7 +216,8 @@ func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, 
 
 func cmdCreateTenant(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("create-tenant")
-	url := dbFlag(fs, getenv)
+	url := ownerDBFlag(fs, getenv)
+	grantTo := grantFlag(fs, getenv)
 	name := fs.String("name", "", "tenant name")
 	email := fs.String("admin-email", "", "administrator's email")
 	password := fs.String("admin-password", "", "administrator's password")
@@ -152,7 +231,7 @@ func cmdCreateTenant(ctx context.Context, args []string, getenv func(string) str
 	if !i18n.Supported(*locale) {
 		return fmt.Errorf("create-tenant: unsupported locale %q (one of %s)", *locale, strings.Join(i18n.Locales, ", "))
 	}
-	db, _, err := openMigrated(ctx, *url)
+	db, _, err := openMigrated(ctx, *url, *grantTo)
 	if err != nil {
 		return err
 	}
@@ -167,7 +246,8 @@ func cmdCreateTenant(ctx context.Context, args []string, getenv func(string) str
 
 func cmdCreateUser(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("create-user")
-	url := dbFlag(fs, getenv)
+	url := ownerDBFlag(fs, getenv)
+	grantTo := grantFlag(fs, getenv)
 	tenant := fs.Int64("tenant", 0, "tenant id")
 	email := fs.String("email", "", "email (the sign-in name)")
 	name := fs.String("name", "", "display name")
@@ -179,7 +259,7 @@ func cmdCreateUser(ctx context.Context, args []string, getenv func(string) strin
 	if *tenant <= 0 || *email == "" || *password == "" || *role == "" {
 		return errors.New("create-user: --tenant, --email, --password and --role are required")
 	}
-	db, _, err := openMigrated(ctx, *url)
+	db, _, err := openMigrated(ctx, *url, *grantTo)
 	if err != nil {
 		return err
 	}
@@ -197,7 +277,8 @@ func cmdCreateUser(ctx context.Context, args []string, getenv func(string) strin
 
 func cmdSeed(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
 	fs := newFlags("seed")
-	url := dbFlag(fs, getenv)
+	url := ownerDBFlag(fs, getenv)
+	grantTo := grantFlag(fs, getenv)
 	demo := fs.Bool("demo", false, "create the demo tenant if it is missing")
 	tenant := fs.Int64("tenant", 0, "tenant to add generated leads to (with --leads)")
 	leads := fs.Int("leads", 0, "how many generated leads to add (with --tenant)")
@@ -210,7 +291,7 @@ func cmdSeed(ctx context.Context, args []string, getenv func(string) string, std
 	if (*leads != 0 || *tenant != 0) && (*leads <= 0 || *tenant <= 0) {
 		return errors.New("seed: --tenant and --leads go together, both positive")
 	}
-	db, _, err := openMigrated(ctx, *url)
+	db, _, err := openMigrated(ctx, *url, *grantTo)
 	if err != nil {
 		return err
 	}
@@ -259,6 +340,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	addr := fs.String("addr", defAddr, "listen address (env CRM_ADDR)")
 	url := dbFlag(fs, getenv)
+	migrateURL := fs.String("migrate-database-url", getenv("MIGRATE_DATABASE_URL"),
+		"PostgreSQL: the schema owner's URL, to migrate with before serving as --database-url's role (env MIGRATE_DATABASE_URL)")
 	demo := fs.Bool("demo", false, "create the demo tenant if it is missing")
 	secure := fs.Bool("secure-cookies", getenv("CRM_SECURE_COOKIES") == "true", "mark cookies Secure (serve over HTTPS)")
 	trustProxy := fs.Bool("trust-proxy", false, "take the client address from X-Forwarded-For")
@@ -277,7 +360,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
-	db, applied, err := openMigrated(ctx, *url)
+	db, applied, err := openServing(ctx, *url, *migrateURL)
 	if err != nil {
 		return err
 	}

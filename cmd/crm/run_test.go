@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -258,5 +259,66 @@ func TestHelpListsFlags(t *testing.T) {
 				t.Errorf("%v: output lacks %q:\n%s", c.args, w, out)
 			}
 		}
+	}
+}
+
+// TestServeNeedsARoleBoundByRowLevelSecurity: on PostgreSQL serve refuses the schema owner's
+// connection (a superuser here) and a schema with migrations pending, and serves as a role
+// that owns nothing when given the owner's URL to migrate with.
+func TestServeNeedsARoleBoundByRowLevelSecurity(t *testing.T) {
+	t.Parallel()
+	owner := storetest.URL(t, store.Postgres)
+	storetest.EnsureAppRole(t, owner)
+	app := storetest.AsRole(t, owner, storetest.AppRole)
+	serve := func(ctx context.Context, env map[string]string, stdout io.Writer) error {
+		return run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--demo"}, func(k string) string { return env[k] }, stdout, io.Discard)
+	}
+	if err := serve(context.Background(), map[string]string{"DATABASE_URL": owner}, io.Discard); !errors.Is(err, store.ErrOwnerConnection) {
+		t.Fatalf("serve as the owner: %v, want a refusal", err)
+	}
+	if err := serve(context.Background(), map[string]string{"DATABASE_URL": app}, io.Discard); err == nil || !strings.Contains(err.Error(), "pending") {
+		t.Fatalf("serve with migrations pending: %v, want a refusal", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, map[string]string{"DATABASE_URL": app, "MIGRATE_DATABASE_URL": owner}, pw)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var base string
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "CRM is running at ") {
+			base = strings.Fields(strings.TrimPrefix(line, "CRM is running at "))[0]
+		}
+		if strings.HasPrefix(line, "Demo sign-in: ") { // the demo tenant was seeded as the server's role
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr) //nolint:errcheck
+	if base == "" {
+		cancel()
+		t.Fatalf("serve did not start: %v", <-done)
+	}
+	res, err := http.Post(base+"/v1/api/auth/login", "application/json",
+		strings.NewReader(`{"email":"`+store.DemoAdminEmail+`","password":"`+store.DemoAdminPassword+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("sign-in as the demo administrator: %d", res.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
 	}
 }

@@ -112,7 +112,7 @@ func Migrated(t testing.TB, ownerURL string) string {
 	if _, err := owner.Migrate(ctx); err != nil {
 		t.Fatalf("migrate postgres: %v", err)
 	}
-	appRoleOnce.Do(func() { ensureAppRole(t, ownerURL) })
+	EnsureAppRole(t, ownerURL)
 	if err := owner.GrantApp(ctx, AppRole); err != nil {
 		t.Fatalf("grant %s: %v", AppRole, err)
 	}
@@ -130,8 +130,14 @@ func AsRole(t testing.TB, dbURL, role string) string {
 	return u.String()
 }
 
-// ensureAppRole creates AppRole once per cluster; parallel test binaries may race to it.
-func ensureAppRole(t testing.TB, ownerURL string) {
+// EnsureAppRole creates AppRole on the server of ownerURL unless it exists (once per test
+// binary; parallel test binaries may race to it).
+func EnsureAppRole(t testing.TB, ownerURL string) {
+	t.Helper()
+	appRoleOnce.Do(func() { createAppRole(t, ownerURL) })
+}
+
+func createAppRole(t testing.TB, ownerURL string) {
 	c, err := sql.Open("pgx", ownerURL)
 	if err != nil {
 		t.Fatalf("postgres: %v", err)
