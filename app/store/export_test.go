@@ -1,6 +1,13 @@
 package store
 
-import "github.com/uptrace/bun"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
 
 // Raw is a statement written by hand on the scope's connection, as a query that forgot the
 // store's tenant filter would be: for tests that row-level security still confines it.
@@ -11,3 +18,18 @@ func (db *DB) Raw(query string, args ...any) *bun.RawQuery { return db.bun.NewRa
 
 // SetMaxOpenConns bounds the pool, so a test can make statements share one connection.
 func (db *DB) SetMaxOpenConns(n int) { db.bun.SetMaxOpenConns(n) }
+
+// OpenWithoutTenantSetting opens PostgreSQL as Open does but with pgx's plain connections,
+// which never set app.tenant_id: the server as it was before row-level security, for the
+// measurement of what the second wall costs.
+func OpenWithoutTenantSetting(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(20)
+	sqldb.SetMaxIdleConns(20)
+	return &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}, nil
+}

@@ -180,7 +180,17 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 	if err != nil {
 		return nil, err
 	}
-	srv, err := startServer(ctx, c.crm, dbURL, out)
+	env := []string{"DATABASE_URL=" + dbURL}
+	if engine != "sqlite" {
+		// The server logs in as a role row-level security binds, as in production, and
+		// migrates (and grants it its rights) with the owner's URL.
+		appURL, err := appRoleURL(ctx, dbURL)
+		if err != nil {
+			return nil, err
+		}
+		env = []string{"DATABASE_URL=" + appURL, "MIGRATE_DATABASE_URL=" + dbURL}
+	}
+	srv, err := startServer(ctx, c.crm, env, out)
 	if err != nil {
 		return nil, err
 	}
@@ -301,9 +311,37 @@ type server struct {
 	done chan error
 }
 
-func startServer(ctx context.Context, crm, dbURL string, out io.Writer) (*server, error) {
+// benchAppRole is the PostgreSQL role the bench's server logs in as.
+const benchAppRole = "crm_bench_app"
+
+// appRoleURL makes sure benchAppRole exists (a plain login role: no superuser, no
+// BYPASSRLS) and returns ownerURL logged in as it.
+func appRoleURL(ctx context.Context, ownerURL string) (string, error) {
+	admin, err := sql.Open("pgx", ownerURL)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	var exists bool
+	if err := admin.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", benchAppRole).Scan(&exists); err != nil {
+		return "", err
+	}
+	if !exists {
+		if _, err := admin.ExecContext(ctx, "CREATE ROLE "+benchAppRole+" LOGIN NOSUPERUSER NOBYPASSRLS"); err != nil {
+			return "", err
+		}
+	}
+	u, err := url.Parse(ownerURL)
+	if err != nil {
+		return "", err
+	}
+	u.User = url.User(benchAppRole)
+	return u.String(), nil
+}
+
+func startServer(ctx context.Context, crm string, env []string, out io.Writer) (*server, error) {
 	cmd := exec.Command(crm, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

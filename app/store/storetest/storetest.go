@@ -92,6 +92,13 @@ func Owner(t testing.TB, db *store.DB) *store.DB {
 	return owner
 }
 
+// OwnerURL is the URL of db's schema as its owner ("" for SQLite).
+func OwnerURL(db *store.DB) string {
+	v, _ := owners.Load(db)
+	s, _ := v.(string)
+	return s
+}
+
 // AppRole is the PostgreSQL login role tests connect as, like `crm serve` in production: no
 // superuser, no BYPASSRLS, owner of nothing. One role serves every test schema; each schema
 // grants it what the server needs.
