@@ -93,6 +93,9 @@ func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if d == Postgres {
+		db = asTestAppRole(t, db, url)
+	}
 	tn, admin, err := db.CreateTenant(ctx, NewTenant{Name: "Acme", AdminEmail: "admin@x.test", AdminPassword: "Secret1!x"})
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +106,42 @@ func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 		t.Fatal(err)
 	}
 	return db, s, admin, rep
+}
+
+// asTestAppRole reopens the migrated owner's db as the role storetest's tests use
+// (storetest.AppRole, which this package's own tests cannot import), so row-level security
+// binds the import tests too.
+func asTestAppRole(t *testing.T, owner *DB, ownerURL string) *DB {
+	t.Helper()
+	ctx := context.Background()
+	const role = "crm_test_app"
+	var exists bool
+	if err := owner.bun.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ?)", role).Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
+	if !exists {
+		if _, err := owner.bun.ExecContext(ctx, "CREATE ROLE "+role+" LOGIN NOSUPERUSER NOBYPASSRLS"); err != nil &&
+			!strings.Contains(err.Error(), "already exists") && !strings.Contains(err.Error(), "duplicate key") {
+			t.Fatal(err)
+		}
+	}
+	if err := owner.GrantApp(ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	u, err := neturl.Parse(ownerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.User(role)
+	db, err := Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.CheckAppRole(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 func TestImportLeadMatchesCreateLead(t *testing.T) {
