@@ -66,8 +66,20 @@ type rlsConn struct {
 	local   *string // app.tenant_id set with SET LOCAL in the open transaction, if any
 }
 
+// unknownTenant is what the connection believes after a failed set_config: the server may
+// or may not have applied it, so the next statement sets the tenant whatever it wants.
+const unknownTenant = "\x00unknown"
+
 func (c *rlsConn) set(ctx context.Context, want string, local bool) error {
 	_, err := c.Conn.Conn().Exec(ctx, "SELECT set_config('app.tenant_id', $1, $2)", want, local)
+	if err != nil {
+		unknown := unknownTenant
+		if local {
+			c.local = &unknown
+		} else {
+			c.session = unknown
+		}
+	}
 	return err
 }
 
