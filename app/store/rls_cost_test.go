@@ -42,7 +42,12 @@ func TestRowLevelSecurityCost(t *testing.T) {
 		}
 		start := time.Now()
 		// Seeded as the owner, whose VACUUM (ANALYZE) leaves the tables as autovacuum would.
-		if err := owner.System(tn.ID, admin.ID).SeedLeads(ctx, leads, nil); err != nil {
+		progress := func(done int) {
+			if done%100_000 == 0 {
+				t.Logf("%s: %d leads seeded (%s)", name, done, time.Since(start).Round(time.Second))
+			}
+		}
+		if err := owner.System(tn.ID, admin.ID).SeedLeads(ctx, leads, progress); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("seeded %d leads into %s in %s", leads, name, time.Since(start).Round(time.Second))
