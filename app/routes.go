@@ -42,6 +42,7 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Use(s.web.Sessions.LoadAndSave)
 		r.Use(s.web.Authenticate)
 		r.Use(s.web.Localize)
+		r.Use(s.web.CleanQuery)
 		r.NotFound(s.handleNotFound)
 		r.MethodNotAllowed(s.handleMethodNotAllowed)
 
