@@ -68,6 +68,16 @@ func TestMastersAndStageSettings(t *testing.T) {
 		if len(dd.Data) != 4 || dd.Data[0].Label != "Won" || dd.Data[3].Label != "Deals" {
 			t.Fatalf("order: %+v", dd.Data)
 		}
+		// The spec's path with the trailing slash takes the id appended: that stage alone.
+		apptest.MustJSON(t, c.Get(fmt.Sprintf("/v1/api/dropdown-lead-stage-master/%d", stages[3])).Body, &dd)
+		if len(dd.Data) != 1 || dd.Data[0].Label != "Deals" {
+			t.Fatalf("one stage: %+v", dd.Data)
+		}
+		for _, bad := range []string{"0", "abc", "999999"} {
+			if r := c.Get("/v1/api/dropdown-lead-stage-master/" + bad); r.Status != 404 {
+				t.Fatalf("stage %s: %d", bad, r.Status)
+			}
+		}
 		if r := c.Do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages[:3]}); r.Status != 422 {
 			t.Fatalf("partial order accepted: %d", r.Status)
 		}
