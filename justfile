@@ -26,11 +26,15 @@ test: lint typecheck build check-postgres
     node --test --test-concurrency=1 e2e/
 
 # Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
-# are checked too).
+# are checked too). The API contract is linted too (lint-openapi).
 # Fail listing the Go files gofmt would change, then go vet.
-lint: build-assets
+lint: build-assets lint-openapi
     @files=$(find . \( -path ./node_modules -o -path ./.git \) -prune -o -name '*.go' -print | xargs gofmt -l); if [ -n "$files" ]; then echo "gofmt would change these files (run gofmt -w on them):" >&2; echo "$files" >&2; exit 1; fi
     go vet ./...
+
+# Lint docs/openapi.yaml with Redocly CLI's recommended rules (redocly.yaml); an error fails.
+lint-openapi:
+    npx redocly lint --format=stylish docs/openapi.yaml
 
 # Type-check the front end (islands/, per tsconfig.json).
 typecheck:

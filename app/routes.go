@@ -42,6 +42,7 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Use(s.web.Sessions.LoadAndSave)
 		r.Use(s.web.Authenticate)
 		r.Use(s.web.Localize)
+		r.Use(s.web.CleanQuery)
 		r.NotFound(s.handleNotFound)
 		r.MethodNotAllowed(s.handleMethodNotAllowed)
 
@@ -211,7 +212,8 @@ func (s *server) routes(h handlers) http.Handler {
 					r.With(settingsCan(auth.Update)).Put("/update-"+fam.Path+"/{id}", h.settings.MasterUpdate(fam.Kind))
 					r.With(settingsCan(auth.Delete)).Delete("/delete-"+fam.Path+"/{id}", h.settings.MasterDelete(fam.Kind))
 				}
-				r.With(leadsView).Get("/dropdown-lead-stage-master/", h.settings.Dropdown(store.KindStage))
+				// The spec's "dropdown-lead-stage-master/" takes the id appended (spec §7).
+				r.With(leadsView).Get("/dropdown-lead-stage-master/{id}", h.settings.DropdownOne(store.KindStage))
 				r.With(settingsCan(auth.Update)).Put("/update-lead-stage-order", h.settings.StageOrder)
 				r.With(settingsCan(auth.View)).Get("/view-or-create-lead-stage-setting", h.settings.StageSettingsView)
 				r.With(settingsCan(auth.Update)).Put("/update-lead-stage-setting", h.settings.StageSettingsUpdate)

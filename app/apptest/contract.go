@@ -3,6 +3,7 @@ package apptest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -96,14 +97,23 @@ func CheckAPIResponse(req *http.Request, res *http.Response, body []byte) error 
 		return nil
 	}
 	if undocumented(verrs) {
+		// The document names no 405 answer (no operation gives one), so a 405 is checked as
+		// the error envelope whose status is 405 and that has no field errors.
 		status, envelope := http.StatusNotFound, "Error404"
 		if verrs[0].ValidationSubType == helpers.ValidationMissingOperation {
-			status, envelope = http.StatusMethodNotAllowed, "Error405"
+			status, envelope = http.StatusMethodNotAllowed, "ErrorEnvelope"
 		}
 		if res.StatusCode == status && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 			ok, serrs := c.Schemas.ValidateSchemaBytesWithVersion(c.Schema(envelope), body, 3.1)
-			if ok {
+			var env struct {
+				Status int             `json:"status"`
+				Errors json.RawMessage `json:"errors"`
+			}
+			if ok && json.Unmarshal(body, &env) == nil && env.Status == status && env.Errors == nil {
 				return nil // refused, as it should be
+			}
+			if ok {
+				return fmt.Errorf("%s %s: the %d envelope must repeat its status and have no field errors\nbody: %.600s", req.Method, req.URL.Path, status, body)
 			}
 			verrs = serrs
 		}

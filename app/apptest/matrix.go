@@ -307,7 +307,7 @@ var Routes = func() map[string]Route {
 		"GET /v1/api/client/dashboard/client":      {Who: Permitted, Perms: []Perm{DashboardView, ClientsView}, Tenant: Isolated, Empty: []string{"data.total"}},
 
 		// Masters and stage settings.
-		"GET /v1/api/dropdown-lead-stage-master/":       {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/dropdown-lead-stage-master/{id}":   {Who: Permitted, Perms: []Perm{LeadsView}, ID: "stage", Tenant: NotFound, OwnerSees: true},
 		"PUT /v1/api/update-lead-stage-order":           {Who: Permitted, Perms: []Perm{SettingsUpdate}, JSON: `{"ids":[{stages}]}`, Tenant: Refused},
 		"GET /v1/api/view-or-create-lead-stage-setting": {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated},
 		"PUT /v1/api/update-lead-stage-setting":         {Who: Permitted, Perms: []Perm{SettingsUpdate}, JSON: `{"default_stage_id":{stage1},"won_stage_id":{stage2},"lost_stage_id":{stage3}}`, Tenant: Refused},

@@ -132,6 +132,10 @@ func (h *Handler) receiveUpload(w http.ResponseWriter, r *http.Request, scope st
 		if part.FormName() == "tag" && part.FileName() == "" {
 			b, _ := io.ReadAll(io.LimitReader(part, 100))
 			tag = strings.TrimSpace(string(b))
+			if err := web.FormText("tag", tag); err != nil {
+				cleanup()
+				return nil, err
+			}
 			continue
 		}
 		if part.FileName() == "" {

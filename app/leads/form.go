@@ -42,12 +42,8 @@ type leadForm struct {
 // as typed for a re-render.
 func (h *Handler) readLeadForm(w http.ResponseWriter, r *http.Request) (*leadForm, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, leadFormLimit)
-	if err := r.ParseMultipartForm(4 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, err
-		}
-		return nil, web.BadRequest("error.form", err)
+	if err := web.ReadMultipartForm(r, 4<<20); err != nil {
+		return nil, err
 	}
 	f := &leadForm{view: leadsview.Form{Values: contact.PostedValues(r, leadFormFields), Errors: map[string]string{}}}
 	v, errs := f.view.Values, validate.Errors(f.view.Errors)

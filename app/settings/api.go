@@ -24,6 +24,24 @@ func (h *Handler) Dropdown(kind store.MasterKind) http.HandlerFunc {
 	}
 }
 
+// DropdownOne is the dropdown entry of one master (a list of one, like Dropdown's): the
+// label of a chosen value; an id that is not one of the tenant's entries is not found.
+func (h *Handler) DropdownOne(kind store.MasterKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := web.PathID(r, "id")
+		if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+		m, err := web.Scope(r).Master(r.Context(), kind, id)
+		if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+		h.web.OK(w, r, http.StatusOK, "ok", []web.DropdownItem{{Label: m.Name, Value: m.ID}})
+	}
+}
+
 // MasterFamily is one master list and the path name the spec gives it.
 type MasterFamily struct {
 	Path string

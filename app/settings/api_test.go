@@ -68,6 +68,16 @@ func TestMastersAndStageSettings(t *testing.T) {
 		if len(dd.Data) != 4 || dd.Data[0].Label != "Won" || dd.Data[3].Label != "Deals" {
 			t.Fatalf("order: %+v", dd.Data)
 		}
+		// The spec's path with the trailing slash takes the id appended: that stage alone.
+		apptest.MustJSON(t, c.Get(fmt.Sprintf("/v1/api/dropdown-lead-stage-master/%d", stages[3])).Body, &dd)
+		if len(dd.Data) != 1 || dd.Data[0].Label != "Deals" {
+			t.Fatalf("one stage: %+v", dd.Data)
+		}
+		for _, bad := range []string{"0", "abc", "999999"} {
+			if r := c.Get("/v1/api/dropdown-lead-stage-master/" + bad); r.Status != 404 {
+				t.Fatalf("stage %s: %d", bad, r.Status)
+			}
+		}
 		if r := c.Do("PUT", "/v1/api/update-lead-stage-order", map[string]any{"ids": stages[:3]}); r.Status != 422 {
 			t.Fatalf("partial order accepted: %d", r.Status)
 		}
@@ -97,6 +107,51 @@ func TestMastersAndStageSettings(t *testing.T) {
 		}
 		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-lead-stage-master/%d", stages[1]), nil); r.Status != 422 {
 			t.Fatalf("delete the lost stage: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// TestDeleteMasterUsedByClients: a master still used anywhere — by clients only, or by
+// clients and leads — is refused with where and how often, never a database error; the
+// admin page says the same before and after the click.
+func TestDeleteMasterUsedByClients(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Used Co")
+		c := e.APIClient(f.Admin.Email)
+		r := c.Do("POST", "/v1/api/create-business-type-master", map[string]any{"name": "Wholesale"})
+		if r.Status != 201 {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		bt := int64(r.Env().Data["id"].(float64))
+		for i := range 3 {
+			r := c.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": fmt.Sprintf("Client %d", i),
+				"company_email": fmt.Sprintf("c%d@used.test", i), "company_phone_number": fmt.Sprintf("012345678%d", i), "company_type_id": bt})
+			if r.Status != 201 {
+				t.Fatalf("client: %d %s", r.Status, r.Body)
+			}
+		}
+		path := fmt.Sprintf("/v1/api/delete-business-type-master/%d", bt)
+		if r := c.Do("DELETE", path, nil); r.Status != 409 || r.Env().Message != "This entry is used by 3 clients and cannot be deleted." {
+			t.Fatalf("used by clients only: %d %s", r.Status, r.Body)
+		}
+		for i := range 2 {
+			r := c.Do("POST", "/v1/api/lead/create-customer-lead", map[string]any{"customer_name": fmt.Sprintf("Lead %d", i),
+				"company_email": fmt.Sprintf("l%d@used.test", i), "company_phone_number": fmt.Sprintf("098765432%d", i), "company_type_id": bt})
+			if r.Status != 201 {
+				t.Fatalf("lead: %d %s", r.Status, r.Body)
+			}
+		}
+		want := "This entry cannot be deleted: it is used by clients (3) and leads (2)."
+		if r := c.Do("DELETE", path, nil); r.Status != 409 || r.Env().Message != want {
+			t.Fatalf("used by both: %d %s", r.Status, r.Body)
+		}
+		b := e.Browser(f.Admin.Email)
+		page := fmt.Sprintf("/settings/masters/business_type/%d/delete", bt)
+		b.Get(page).WantStatus(200).Has(want)
+		b.Form(page, nil).WantStatus(409).Has(want)
+		// Still there.
+		if r := c.Get(fmt.Sprintf("/v1/api/view-business-type-master/%d", bt)); r.Status != 200 {
+			t.Fatalf("view: %d", r.Status)
 		}
 	})
 }

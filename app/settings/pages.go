@@ -230,7 +230,8 @@ func (h *Handler) masterOf(r *http.Request) (store.MasterKind, *store.Master, er
 func deleteRefusal(r *http.Request, err error) (string, int) {
 	var inUse *store.InUseError
 	if errors.As(err, &inUse) {
-		return web.T(r, "masters.inUse", "Count", inUse.Count), http.StatusConflict
+		id, args := inUse.Refusal()
+		return web.T(r, id, args...), http.StatusConflict
 	}
 	if key, refused := fieldError(err, "id"); refused {
 		return web.T(r, "validation."+key), http.StatusUnprocessableEntity
@@ -245,14 +246,14 @@ func (h *Handler) MasterDeletePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Say up front when the entry is still in use, rather than after the click.
-	n, err := web.Scope(r).MasterUsage(r.Context(), m)
+	use, err := web.Scope(r).MasterUses(r.Context(), m)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
-	refusal := ""
-	if n > 0 {
-		refusal = web.T(r, "masters.inUse", "Count", n)
+	refusal, _ := deleteRefusal(r, use)
+	if use.Leads == 0 && use.Clients == 0 {
+		refusal = ""
 	}
 	h.web.Page(w, r, http.StatusOK, web.T(r, "settingsPage.deleteTitle", "Name", m.Name), h.masterConfirm(r, kind, m, refusal))
 }

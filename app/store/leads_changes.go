@@ -403,9 +403,7 @@ type JourneyEntry struct {
 // Journey lists a reachable lead's history, newest first. A deleted lead's journey stays
 // readable to a user who may see all leads.
 func (s Scope) Journey(ctx context.Context, leadID int64, page, limit int) ([]JourneyEntry, int64, error) {
-	if page < 1 {
-		page = 1
-	}
+	page = min(max(page, 1), MaxPage)
 	if limit < 1 || limit > 100 {
 		limit = 20
 	}

@@ -140,12 +140,16 @@ type listRequest struct {
 	back        bool        // reading backwards from a Before cursor
 }
 
+// MaxPage is the last page an offset can reach: a page number from a query string is
+// capped here so that (page-1)*limit cannot overflow.
+const MaxPage = 1_000_000
+
 // request applies the defaults (page 1; the limit def unless within 1..maxLimit), trims the
 // search and checks its length, resolves the sort and order, and reads the cursor. Errors
 // on the arguments come first, all together; a bad cursor is refused after, on its own.
 // Group sorts page forwards only: a Before cursor on one is refused.
 func (a pageArgs) request(sorts listSorts, def, maxLimit int) (*listRequest, error) {
-	r := &listRequest{page: max(a.Page, 1), limit: a.Limit, search: strings.TrimSpace(a.Search)}
+	r := &listRequest{page: min(max(a.Page, 1), MaxPage), limit: a.Limit, search: strings.TrimSpace(a.Search)}
 	if r.limit < 1 || r.limit > maxLimit {
 		r.limit = def
 	}

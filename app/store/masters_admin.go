@@ -12,18 +12,27 @@ import (
 	"crm/app/validate"
 )
 
-// InUseError refuses to delete a master that leads still use.
+// InUseError refuses to delete a master that records still use: how many of each kind.
 type InUseError struct {
-	Kind  MasterKind
-	Count int64
+	Kind    MasterKind
+	Leads   int64
+	Clients int64
 }
 
 func (e *InUseError) Error() string {
-	return fmt.Sprintf("%s used by %d leads", e.Kind, e.Count)
+	return fmt.Sprintf("%s used by %d leads and %d clients", e.Kind, e.Leads, e.Clients)
 }
 
-// Refusal names the message a user reads.
-func (e *InUseError) Refusal() (string, []any) { return "masters.inUse", []any{"Count", e.Count} }
+// Refusal names the message a user reads: where the entry is used, and how often.
+func (e *InUseError) Refusal() (string, []any) {
+	switch {
+	case e.Clients == 0:
+		return "masters.inUse", []any{"Count", e.Leads}
+	case e.Leads == 0:
+		return "inputs.inUseClients", []any{"Count", e.Clients}
+	}
+	return "inputs.inUseBoth", []any{"Leads", e.Leads, "Clients", e.Clients}
+}
 
 // MasterKinds lists every kind of master.
 var MasterKinds = []MasterKind{KindStage, KindStatus, KindSource, KindType, KindTitle, KindBusinessType}
@@ -41,6 +50,15 @@ func (k MasterKind) leadColumn() string {
 	case KindType:
 		return "lead_type_id"
 	case KindBusinessType:
+		return "company_type_id"
+	}
+	return ""
+}
+
+// clientColumn is the client column that refers to a kind ("" for personal titles, kept
+// by name, and for the kinds clients do not have).
+func (k MasterKind) clientColumn() string {
+	if k == KindBusinessType {
 		return "company_type_id"
 	}
 	return ""
@@ -130,7 +148,31 @@ func (s Scope) MasterUsage(ctx context.Context, m *Master) (int64, error) {
 	return q.Count(ctx)
 }
 
-// DeleteMaster removes an entry no lead uses; one still in use is refused with the count.
+// MasterUses counts every record that uses a master: the leads and the clients (by id,
+// or by name for personal titles, which the records keep as text). A delete is refused
+// while any does, so the database's foreign keys are never what says no.
+func (s Scope) MasterUses(ctx context.Context, m *Master) (*InUseError, error) {
+	use := &InUseError{Kind: m.Kind}
+	var err error
+	if use.Leads, err = s.MasterUsage(ctx, m); err != nil {
+		return nil, err
+	}
+	q := s.Select((*Client)(nil))
+	switch col := m.Kind.clientColumn(); {
+	case col != "":
+		q = q.Where("c."+col+" = ?", m.ID)
+	case m.Kind == KindTitle:
+		q = q.Where("c.customer_title = ?", m.Name)
+	default:
+		return use, nil
+	}
+	if use.Clients, err = q.Count(ctx); err != nil {
+		return nil, err
+	}
+	return use, nil
+}
+
+// DeleteMaster removes an entry no record uses; one still in use is refused with the counts.
 // The default, won and lost stages cannot go either: choose others first.
 func (s Scope) DeleteMaster(ctx context.Context, kind MasterKind, id int64) error {
 	return s.Tx(ctx, func(tx Scope) error {
@@ -138,12 +180,12 @@ func (s Scope) DeleteMaster(ctx context.Context, kind MasterKind, id int64) erro
 		if err != nil {
 			return err
 		}
-		n, err := tx.MasterUsage(ctx, m)
+		use, err := tx.MasterUses(ctx, m)
 		if err != nil {
 			return err
 		}
-		if n > 0 {
-			return &InUseError{Kind: kind, Count: n}
+		if use.Leads > 0 || use.Clients > 0 {
+			return use
 		}
 		if m.IsDefault || m.IsWon || m.IsLost {
 			return validate.Errors{"id": "masterInSettings"}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Error keys of the spec (section 5) and of the generic form rules.
@@ -141,3 +142,26 @@ func Required(s string) bool { return strings.TrimSpace(s) != "" }
 
 // MaxLen: at most n characters.
 func MaxLen(s string, n int) bool { return len([]rune(s)) <= n }
+
+// KeyInvalidCharacters refuses text holding a control character (NUL and its kind) or
+// bytes that are not UTF-8: neither database stores them, and no person types them.
+const KeyInvalidCharacters = "invalidCharacters"
+
+// Text: valid UTF-8 without control characters (C0, DEL, C1). A multi-line field (a
+// text area) may also hold tabs and line breaks.
+func Text(s string, multiline bool) bool {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return false
+		}
+		i += size
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			if multiline && (r == '\t' || r == '\n' || r == '\r') {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}

@@ -46,7 +46,8 @@ func Refuse(status int, msgID string, args ...any) error {
 }
 
 // Classify maps any error to the status, message id and field errors a client sees.
-// A store refusal that names its own message (store.Refusal) is a 409 with that message.
+// A store refusal that names its own message (store.Refusal) is a 409 with that message;
+// so is a foreign-key or unique violation (store.Violated).
 func Classify(err error) (status int, msgID string, args []any, fields validate.Errors) {
 	var he *Error
 	var ve validate.Errors
@@ -68,6 +69,14 @@ func Classify(err error) (status int, msgID string, args []any, fields validate.
 		return http.StatusForbidden, "error.forbidden", nil, nil
 	case errors.Is(err, store.ErrConflict):
 		return http.StatusConflict, "error.conflict", nil, nil
+	}
+	// A constraint the rules did not catch first (a race, or a rule missing): a conflict
+	// with a message, on either engine (store.Violated), never a database error.
+	switch store.Violated(err) {
+	case store.ForeignKey:
+		return http.StatusConflict, "inputs.referenced", nil, nil
+	case store.Unique:
+		return http.StatusConflict, "inputs.duplicate", nil, nil
 	}
 	return http.StatusInternalServerError, "error.internal", nil, nil
 }

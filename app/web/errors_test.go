@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"crm/app/store"
 	"crm/app/validate"
 )
@@ -22,7 +24,12 @@ func TestClassify(t *testing.T) {
 		{store.ErrConflict, 409, "error.conflict"},
 		{store.ErrForbidden, 403, "error.forbidden"},
 		{store.ErrAlreadyConverted, 409, "clients.alreadyConverted"},
-		{&store.InUseError{Count: 3}, 409, "masters.inUse"},
+		{&store.InUseError{Leads: 3}, 409, "masters.inUse"},
+		{&store.InUseError{Clients: 3}, 409, "inputs.inUseClients"},
+		{&store.InUseError{Clients: 3, Leads: 2}, 409, "inputs.inUseBoth"},
+		{fmt.Errorf("delete: %w", &pgconn.PgError{Code: "23503"}), 409, "inputs.referenced"},
+		{&pgconn.PgError{Code: "23505"}, 409, "inputs.duplicate"},
+		{&pgconn.PgError{Code: "22021"}, 500, "error.internal"},
 		{BadRequest("error.form", nil), 400, "error.form"},
 		{ErrForbidden, 403, "error.forbidden"},
 		{&http.MaxBytesError{Limit: 1}, 413, "error.tooLarge"},

@@ -89,9 +89,14 @@ func CreatedRange(in url.Values, from, to *time.Time) (sent, bad map[string]stri
 	return sent, bad
 }
 
-// IntParam reads an integer query parameter; 0 when absent or malformed.
+// IntParam reads an integer query parameter; 0 when absent or malformed. Out of range is
+// malformed too (strconv gives the largest value with its error, and a page that far
+// overflowed the offset).
 func IntParam(r *http.Request, name string) int64 {
-	n, _ := strconv.ParseInt(r.URL.Query().Get(name), 10, 64)
+	n, err := strconv.ParseInt(r.URL.Query().Get(name), 10, 64)
+	if err != nil {
+		return 0
+	}
 	return n
 }
 
@@ -103,13 +108,27 @@ func QueryHref(path string, q url.Values) string {
 	return path
 }
 
-// ReadForm parses a small url-encoded form (at most 64 KiB).
+// ReadForm parses a small url-encoded form (at most 64 KiB); a field whose text is not
+// clean (see clean.go) is a field error.
 func ReadForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		return BadRequest("error.form", err)
 	}
-	return nil
+	return cleanValues(r.PostForm)
+}
+
+// ReadMultipartForm parses a form posted plain or multipart (files beyond memory go to
+// disk); the body must already be capped. Fields whose text is not clean are field errors.
+func ReadMultipartForm(r *http.Request, memory int64) error {
+	if err := r.ParseMultipartForm(memory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return err
+		}
+		return BadRequest("error.form", err)
+	}
+	return cleanValues(r.PostForm)
 }
 
 // MaxJSONBody caps a JSON request body.
@@ -151,6 +170,9 @@ func ReadJSON(w http.ResponseWriter, r *http.Request, dst any, limit int64) ([]b
 	}
 	if dec.More() {
 		return nil, BadRequest("error.json.trailing", nil)
+	}
+	if field, bad := badJSONText(body); bad {
+		return nil, validate.Errors{field: validate.KeyInvalidCharacters}
 	}
 	return body, nil
 }
