@@ -245,7 +245,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 func TestHelpListsFlags(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ args, want []string }{
-		{[]string{"serve", "--help"}, []string{"usage: crm serve", "-import-pause", "-database-url", "-files-dir"}},
+		{[]string{"serve", "--help"}, []string{"usage: crm serve", "-import-pause", "-database-url", "-files-dir", "-metrics-addr", "-session-idle", "-session-lifetime"}},
 		{[]string{"seed", "-h"}, []string{"usage: crm seed", "-leads", "-tenant"}},
 		{[]string{"create-user", "--help"}, []string{"-email", "-role"}},
 	} {

@@ -13,7 +13,7 @@ type Model struct {
 	Counts     store.Counts
 	// ShowUsers and ShowRoles: the caller may see the Users, the Roles area.
 	ShowUsers, ShowRoles bool
-	Dashboard  dashboard.Model
+	Dashboard            dashboard.Model
 	// Due are the user's due reminders; shown only when there are some.
 	Due []clients.Reminder
 }
