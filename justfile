@@ -20,7 +20,7 @@ run: build
 # Go runs on SQLite and PostgreSQL, then again under the race detector for the packages
 # with background work (CSV imports, the reminder worker, and serve, which starts them).
 # Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
-test: lint typecheck build check-postgres
+test: lint typecheck audit build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
     TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./cmd/crm
     node --test --test-concurrency=1 e2e/
@@ -35,6 +35,17 @@ lint: build-assets lint-openapi
 # Lint docs/openapi.yaml with Redocly CLI's recommended rules (redocly.yaml); an error fails.
 lint-openapi:
     npx redocly lint --format=stylish docs/openapi.yaml
+
+# Runtime dependencies only: build tools are not shipped. Part of `test`.
+# Fail on a known high or critical vulnerability in the JavaScript shipped to browsers.
+audit:
+    npm audit --omit=dev --audit-level=high
+
+# For operators and releases: its database (vuln.go.dev) is not reachable from every
+# build machine, so it is not part of `test` (docs/SECURITY.md).
+# Known vulnerabilities in the Go code and modules it calls (govulncheck).
+vulncheck:
+    go run golang.org/x/vuln/cmd/govulncheck@latest ./...
 
 # Type-check the front end (islands/, per tsconfig.json).
 typecheck:

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"crm/app/auth"
 	"crm/app/session"
@@ -32,7 +31,11 @@ func (s *server) routes(h handlers) http.Handler {
 	// Process-level endpoints: no session, no language.
 	r.Get("/healthz", s.handleHealth)
 	r.Get("/readyz", s.handleReady)
-	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	// Metrics are for operators: on this address only behind METRICS_TOKEN; otherwise on
+	// the separate --metrics-addr listener (cmd/crm), or not at all.
+	if s.cfg.MetricsToken != "" {
+		r.With(web.RequireBearer(s.cfg.MetricsToken)).Method(http.MethodGet, "/metrics", s.metrics.Handler())
+	}
 	r.Method(http.MethodGet, "/static/build/*", s.web.Assets.Handler())
 
 	// Everything else: forgery protection, session, caller, language.
@@ -46,7 +49,7 @@ func (s *server) routes(h handlers) http.Handler {
 		r.NotFound(s.handleNotFound)
 		r.MethodNotAllowed(s.handleMethodNotAllowed)
 
-		r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/home", http.StatusSeeOther) })
+		r.With(s.web.RequireAuth).Get("/", s.web.Home) // the caller's landing page
 		r.Get("/login", h.session.LoginPage)
 		r.Post("/login", h.session.LoginSubmit)
 		r.Post("/language", h.session.Language)
@@ -127,7 +130,7 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Get("/locales/mobile/{file}", h.session.MobileLocale)
 		r.Get("/v1/api/config.json", h.session.MobileConfig)
 		r.Group(func(r chi.Router) {
-			r.Use(s.web.RequireAuth)
+			r.Use(s.web.RequireAuth, s.web.Can(auth.FeatureLeads, auth.View)) // the mobile app is a lead manager
 			for _, path := range session.MobileScreens {
 				r.Get(path, h.session.MobileScreen)
 			}

@@ -37,6 +37,9 @@ type Config struct {
 	MobileSessionLifetime time.Duration
 	// TrustProxy takes the client address from X-Forwarded-For / X-Real-IP.
 	TrustProxy bool
+	// MetricsToken, when set, serves /metrics on the main address to callers bearing it
+	// (Authorization: Bearer …); unset, /metrics is not served there.
+	MetricsToken string
 }
 
 // DefaultConfig is a sensible production configuration.
@@ -72,6 +75,7 @@ type Deps struct {
 	Files    files.Store
 	Imports  *importer.Runner    // required: the process's one import runner
 	Throttle *auth.LoginThrottle // nil: the production policy
+	Metrics  *web.Metrics        // nil: a registry of the server's own (cmd/crm shares it with --metrics-addr)
 }
 
 type server struct {
@@ -100,7 +104,10 @@ func NewServer(d Deps) http.Handler {
 		panic("app.NewServer: Deps.Imports is required")
 	}
 	cfg := d.Config.withDefaults()
-	s := &server{cfg: cfg, db: d.DB, metrics: web.NewMetrics()}
+	s := &server{cfg: cfg, db: d.DB, metrics: d.Metrics}
+	if s.metrics == nil {
+		s.metrics = web.NewMetrics()
+	}
 	throttle := d.Throttle
 	if throttle == nil {
 		throttle = auth.NewLoginThrottle()

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"crm/app"
 	"crm/app/apptest"
 	"crm/app/auth"
 	"crm/app/store"
+	"crm/app/store/storetest"
 )
 
 func TestPermissionRefusal(t *testing.T) {
@@ -135,9 +137,74 @@ func TestPagesAndPlumbing(t *testing.T) {
 		if r := c.Get("/readyz"); r.Status != 200 {
 			t.Fatalf("readyz: %d", r.Status)
 		}
-		r = c.Get("/metrics")
+		// Metrics are not public: without METRICS_TOKEN they are not served here at all.
+		if r := c.Get("/metrics"); r.Status != http.StatusNotFound || strings.Contains(r.Body, "crm_http_requests_total") {
+			t.Fatalf("metrics without a token: %d %.200s", r.Status, r.Body)
+		}
+	})
+}
+
+// With METRICS_TOKEN set, /metrics answers only a caller bearing it.
+func TestMetricsNeedTheToken(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		const token = "s3cret-scraper-token"
+		e := apptest.NewServer(t, db, func(d *app.Deps) { d.Config.MetricsToken = token })
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		c.Get("/home")
+		for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", token} {
+			r := e.Client().Get("/metrics", "Authorization", auth)
+			if r.Status != http.StatusUnauthorized || strings.Contains(r.Body, "crm_http") {
+				t.Errorf("metrics with Authorization %q: %d", auth, r.Status)
+			}
+		}
+		// A signed-in administrator is no scraper either.
+		if r := c.Get("/metrics"); r.Status != http.StatusUnauthorized {
+			t.Errorf("metrics for a signed-in admin: %d", r.Status)
+		}
+		r := e.Client().Get("/metrics", "Authorization", "Bearer "+token)
 		if r.Status != 200 || !strings.Contains(r.Body, `crm_http_requests_total{method="GET",route="/home",status="200"}`) {
-			t.Fatalf("metrics: %s", r.Body)
+			t.Fatalf("metrics with the token: %d %.300s", r.Status, r.Body)
+		}
+	})
+}
+
+// An htmx request that fails names its message in X-Error-Message (percent-encoded), the
+// text the admin script's error toast shows; the page itself is not swapped by htmx.
+func TestHtmxErrorsNameTheirMessage(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll},
+			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		admin, leads := e.Browser(f.Admin.Email), e.Browser("leads@acme.test")
+		hx := []string{"HX-Request", "true", "HX-Target", "main"}
+		for _, c := range []struct {
+			name   string
+			r      *apptest.Response
+			status int
+			msg    string
+		}{
+			{"forbidden", leads.Get("/settings", hx...), 403, "You do not have permission to do this."},
+			{"not found", admin.Get("/leads/999999", hx...), 404, "Page not found"},
+			{"reversed range", admin.Get("/home?period=custom&from=2001-01-02&to=2001-01-01",
+				"HX-Request", "true", "HX-Target", "dashboard-results"), 422, "Please correct the highlighted fields."},
+		} {
+			got, err := url.PathUnescape(c.r.Header.Get("X-Error-Message"))
+			if c.r.Status != c.status || err != nil || got != c.msg {
+				t.Errorf("%s: %d %q, want %d %q", c.name, c.r.Status, c.r.Header.Get("X-Error-Message"), c.status, c.msg)
+			}
+		}
+		// Non-ASCII messages survive the header.
+		admin.Form("/language", url.Values{"locale": {"fr_FR"}})
+		r := admin.Get("/leads/999999", hx...)
+		if got, _ := url.PathUnescape(r.Header.Get("X-Error-Message")); got == "" || got == "Page not found" {
+			t.Errorf("French 404 message: %q", got)
+		}
+		// Not for a plain page or an API call: they show the error themselves.
+		if r := admin.Get("/leads/999999"); r.Header.Get("X-Error-Message") != "" {
+			t.Error("a full page also got X-Error-Message")
 		}
 	})
 }

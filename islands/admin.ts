@@ -5,6 +5,7 @@ import htmx from 'htmx.org';
 import { init as islandsOnDemand } from './lib/lazy';
 import { begin, end, skipped } from './lib/overlay';
 import { arm, toast } from './lib/toast';
+import { install as errorToasts } from './lib/errors';
 
 declare global {
   interface Window { htmx: typeof htmx }
@@ -32,6 +33,12 @@ document.addEventListener('htmx:afterRequest', (e) => {
 document.addEventListener('toast', (e) => {
   const d = (e as CustomEvent).detail || {};
   toast(d.message, d.level || 'success', { timeout: ADMIN_TOAST_MS });
+});
+
+// Failed htmx requests: an error toast, sign-in on a 401 (lib/errors.ts).
+errorToasts({
+  timeout: ADMIN_TOAST_MS,
+  unreachable: () => document.getElementById('toasts')?.dataset.unreachable || 'The server could not be reached.',
 });
 
 // Plain (non-htmx) form posts also show the overlay until the next page arrives.

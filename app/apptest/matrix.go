@@ -155,10 +155,9 @@ var docUpload = &FileBody{Fields: "tag=t", Field: "files", Name: "note.txt", Dat
 var Routes = func() map[string]Route {
 	m := map[string]Route{
 		// Process-level endpoints, sign-in, the mobile shell's public files.
-		"GET /":                         {Who: Public},
+		"GET /":                         {Who: SignedIn},
 		"GET /healthz":                  {Who: Public},
 		"GET /readyz":                   {Who: Public},
-		"GET /metrics":                  {Who: Public},
 		"GET /static/build/*":           {Who: Public, Params: map[string]string{"*": "asset"}},
 		"GET /login":                    {Who: Public},
 		"POST /login":                   {Who: Public, Form: "email={login.email}&password={login.password}"},
@@ -177,9 +176,9 @@ var Routes = func() map[string]Route {
 		"POST /v1/api/auth/logout":      {Who: SignedIn},
 		"GET /v1/api/auth/me":           {Who: SignedIn, Tenant: Isolated},
 		"GET /v1/api/get-allow-feature": {Who: SignedIn, Tenant: Isolated},
-		"GET /m/leads-mobile":           {Who: SignedIn, Tenant: Isolated},
-		"GET /m/add-lead":               {Who: SignedIn, Tenant: Isolated},
-		"GET /m/add-lead-address":       {Who: SignedIn, Tenant: Isolated},
+		"GET /m/leads-mobile":           {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated},
+		"GET /m/add-lead":               {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated},
+		"GET /m/add-lead-address":       {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated},
 
 		"GET /home": {Who: Permitted, Perms: []Perm{DashboardView}, Tenant: Isolated, OwnerSees: true},
 

@@ -226,7 +226,7 @@ func anonymousProblems(r Route, method, uri string, res *Response) []string {
 		return nil
 	}
 	want := loginPage
-	if method == http.MethodGet {
+	if method == http.MethodGet && uri != "/" { // nothing to come back to from /
 		want += "?next=" + url.QueryEscape(uri)
 	}
 	if res.Status != http.StatusSeeOther || loc != want {

@@ -21,15 +21,25 @@ func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
+	// A refused period (a reversed range) is 422, the whole page or only its results.
+	status := http.StatusOK
+	if dash.Data == nil {
+		status = http.StatusUnprocessableEntity
+	}
 	w.Header().Add("Vary", "HX-Request, HX-Target")
 	if isDashboardFragment(r) {
-		h.web.Render(w, r, http.StatusOK, dashboardview.Fragment(dash))
+		h.web.Render(w, r, status, dashboardview.Fragment(dash))
 		return
 	}
-	counts, err := p.Scope().Counts(r.Context())
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
+	// The user and role counts are about the Users and Roles areas: shown only to those
+	// who may see them.
+	var counts store.Counts
+	showUsers, showRoles := p.Allows(auth.FeatureUsers, auth.View), p.Allows(auth.FeatureRoles, auth.View)
+	if showUsers || showRoles {
+		if counts, err = p.Scope().Counts(r.Context()); err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
 	}
 	var due []store.ReminderView
 	if p.Perms.Allows(auth.FeatureLeads, auth.View) {
@@ -38,10 +48,6 @@ func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	status := http.StatusOK
-	if dash.Data == nil {
-		status = http.StatusUnprocessableEntity
-	}
 	h.web.Page(w, r, status, i18n.T(r.Context(), "home.title"),
-		homeview.Home(homeview.Model{TenantName: p.Tenant.Name, UserName: p.User.Name, Counts: counts, Dashboard: dash, Due: reminders.Rows(due)}))
+		homeview.Home(homeview.Model{TenantName: p.Tenant.Name, UserName: p.User.Name, Counts: counts, ShowUsers: showUsers, ShowRoles: showRoles, Dashboard: dash, Due: reminders.Rows(due)}))
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"crm/app/apptest"
+	"crm/app/auth"
 )
 
 // dashFigure reads a key figure's value from the home page.
@@ -78,6 +79,42 @@ func TestDashboardHomePage(t *testing.T) {
 		if s.Status != 200 || dashFigure(t, s.Body, "dash-total") != "3" || dashFigure(t, s.Body, "dash-rate") != "66.7%" ||
 			strings.Contains(s.Body, `data-testid="dash-clients"`) {
 			t.Fatalf("own home: %d %s", s.Status, s.Body)
+		}
+	})
+}
+
+// The home page's user and role counts are about the Users and Roles areas: a role that
+// may see the dashboard but not those areas does not get them.
+func TestHomeCountsNeedUsersOrRolesView(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		dash := auth.Grant{View: true, Scope: auth.ScopeAll}
+		e.User(f, "dash@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash})
+		e.User(f, "users@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash, auth.FeatureUsers: {View: true, Scope: auth.ScopeAll}})
+		e.User(f, "roles@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash, auth.FeatureRoles: {View: true, Scope: auth.ScopeAll}})
+		for _, c := range []struct {
+			email        string
+			users, roles bool
+		}{
+			{f.Admin.Email, true, true},
+			{"dash@example.test", false, false},
+			{"users@example.test", true, false},
+			{"roles@example.test", false, true},
+		} {
+			r := e.Browser(c.email).Get("/home")
+			if r.Status != 200 {
+				t.Fatalf("%s: /home = %d", c.email, r.Status)
+			}
+			if got := strings.Contains(r.Body, `data-testid="count-users"`); got != c.users {
+				t.Errorf("%s: user count shown = %v, want %v", c.email, got, c.users)
+			}
+			if got := strings.Contains(r.Body, `data-testid="count-roles"`); got != c.roles {
+				t.Errorf("%s: role count shown = %v, want %v", c.email, got, c.roles)
+			}
+		}
+		if r := e.Browser("users@example.test").Get("/home"); dashFigure(t, r.Body, "count-users") != "4" {
+			t.Errorf("user count = %s, want 4", dashFigure(t, r.Body, "count-users"))
 		}
 	})
 }

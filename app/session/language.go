@@ -29,9 +29,9 @@ func (h *Handler) Language(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: web.LocaleCookie, Value: loc, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: h.web.Config.SecureCookies})
-	back := web.SafeNext(r.PostForm.Get("back"), "/home")
+	back := web.SafeNext(r.PostForm.Get("back"), "/")
 	if strings.HasPrefix(back, "/language") {
-		back = "/home"
+		back = "/"
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }

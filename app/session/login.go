@@ -36,16 +36,17 @@ func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*stor
 }
 
 func (h *Handler) LoginPage(w http.ResponseWriter, r *http.Request) {
-	next := web.SafeNext(r.URL.Query().Get("next"), "/home")
-	if web.Caller(r) != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+	// No next: the user's landing page, known once they are signed in.
+	next := web.SafeNext(r.URL.Query().Get("next"), "")
+	if p := web.Caller(r); p != nil {
+		http.Redirect(w, r, web.SafeNext(next, h.web.Landing(p)), http.StatusSeeOther)
 		return
 	}
 	h.web.Bare(w, r, http.StatusOK, "", authview.Login(authview.LoginForm{Next: next}))
 }
 
 func (h *Handler) LoginSubmit(w http.ResponseWriter, r *http.Request) {
-	h.formSignIn(w, r, authview.LoginForm{Next: "/home"}, false, func(status int, f authview.LoginForm) {
+	h.formSignIn(w, r, authview.LoginForm{}, false, func(status int, f authview.LoginForm) {
 		h.web.Bare(w, r, status, "", authview.Login(f))
 	})
 }
@@ -78,6 +79,13 @@ func (h *Handler) formSignIn(w http.ResponseWriter, r *http.Request, form authvi
 	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, long); err != nil {
 		h.web.Fail(w, r, err)
 		return
+	}
+	if form.Next == "" {
+		// Nowhere asked for: the first page the user's role may see.
+		if form.Next, err = h.web.LandingFor(r.Context(), login.TenantID, login.User.ID); err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
 	}
 	http.Redirect(w, r, form.Next, http.StatusSeeOther)
 }

@@ -36,7 +36,7 @@ func TestBrowserSignInAndOut(t *testing.T) {
 			t.Fatalf("anonymous /home: %d %q", r.Status, r.Header.Get("Location"))
 		}
 		r = c.Get("/")
-		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/home" {
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/login" {
 			t.Fatalf("empty path: %d %q", r.Status, r.Header.Get("Location"))
 		}
 
@@ -227,39 +227,96 @@ func TestCrossSiteFormsRefused(t *testing.T) {
 	})
 }
 
+// The idle timeout (2 h by default): a session unused for longer is refused and the
+// browser sent to sign in, with the page it asked for in next; one used within it goes on.
+// The stored session is aged (apptest.AgeSession) rather than waited for.
 func TestSessionIdleTimeout(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, store.SQLite)
-	const idle = 1500 * time.Millisecond
-	e := apptest.NewServer(t, db, func(d *app.Deps) { d.Config.SessionIdle = idle })
-	f := e.Tenant("Acme")
-	c := e.Browser(f.Admin.Email)
-	if r := c.Get("/home"); r.Status != 200 {
-		t.Fatalf("fresh session: %d", r.Status)
-	}
-	time.Sleep(idle + 300*time.Millisecond)
-	if r := c.Get("/home"); r.Status != http.StatusSeeOther {
-		t.Fatalf("idle session still open: %d", r.Status)
-	}
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		idle := app.DefaultConfig().SessionIdle
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		c.AgeSession(idle - time.Minute)
+		if r := c.Get("/leads?sort=name"); r.Status != http.StatusOK {
+			t.Fatalf("session used within the idle limit: %d", r.Status)
+		}
+		c.AgeSession(idle + time.Minute)
+		r := c.Get("/leads?sort=name")
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/login?next=%2Fleads%3Fsort%3Dname" {
+			t.Fatalf("idle session: %d → %q, want 303 to sign-in with next", r.Status, r.Header.Get("Location"))
+		}
+		// Ended for good: the next request is anonymous too.
+		if r := c.Get("/home"); r.Status != http.StatusSeeOther {
+			t.Fatalf("idle session came back: %d", r.Status)
+		}
+	})
 }
 
+// The absolute lifetime (12 h by default): past it the session is refused however busy
+// it was. htmx requests are sent to sign-in with HX-Redirect, keeping the page they were
+// made on (the request's own address for a GET, the page for a change).
 func TestSessionAbsoluteLifetime(t *testing.T) {
 	t.Parallel()
-	db := storetest.Open(t, store.SQLite)
-	const lifetime = 2 * time.Second
-	e := apptest.NewServer(t, db, func(d *app.Deps) { d.Config.SessionLifetime = lifetime })
-	f := e.Tenant("Acme")
-	c := e.Browser(f.Admin.Email)
-	start := time.Now() // the session's deadline was set during sign-in, so before now + lifetime
-	// Activity within the lifetime does not extend it.
-	for time.Since(start) < lifetime/2 {
-		if r := c.Get("/home"); r.Status != 200 {
-			t.Fatalf("session ended early: %d", r.Status)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		cfg := app.DefaultConfig()
+		f := e.Tenant("Acme")
+		c := e.Browser(f.Admin.Email)
+		// Busy all along (never idle), but past the lifetime since sign-in.
+		for aged := time.Duration(0); aged+cfg.SessionIdle/2 < cfg.SessionLifetime; aged += cfg.SessionIdle / 2 {
+			c.AgeSession(cfg.SessionIdle / 2)
+			if r := c.Get("/home"); r.Status != http.StatusOK {
+				t.Fatalf("busy session ended %v after sign-in: %d", aged+cfg.SessionIdle/2, r.Status)
+			}
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	time.Sleep(time.Until(start.Add(lifetime + 300*time.Millisecond)))
-	if r := c.Get("/home"); r.Status != http.StatusSeeOther {
-		t.Fatalf("session outlived its lifetime: %d", r.Status)
-	}
+		c.AgeSession(cfg.SessionIdle / 2)
+		r := c.Get("/clients?page=2", "HX-Request", "true", "HX-Target", "main")
+		if r.Status != http.StatusUnauthorized || r.Header.Get("HX-Redirect") != "/login?next=%2Fclients%3Fpage%3D2" {
+			t.Fatalf("expired session (htmx GET): %d HX-Redirect %q", r.Status, r.Header.Get("HX-Redirect"))
+		}
+
+		// A change sent by htmx comes back to the page it was made on.
+		c2 := e.Browser(f.Admin.Email)
+		c2.AgeSession(cfg.SessionLifetime + time.Minute)
+		r = c2.Form("/leads/1/stage", url.Values{"stage": {"1"}}, "HX-Request", "true",
+			"HX-Current-URL", e.Srv.URL+"/leads?q=acme")
+		if r.Status != http.StatusUnauthorized || r.Header.Get("HX-Redirect") != "/login?next=%2Fleads%3Fq%3Dacme" {
+			t.Fatalf("expired session (htmx POST): %d HX-Redirect %q", r.Status, r.Header.Get("HX-Redirect"))
+		}
+	})
+}
+
+// Sign-in lands on the first page of the navigation the role may see: /home for a role
+// with the dashboard, the lead list for one without it; `/` and the sign-in page of a
+// signed-in user go there too, and an asked-for next still wins.
+func TestSignInLandsOnAPageTheRoleMaySee(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		e.User(f, "leadsonly@example.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		e.User(f, "clientsonly@example.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+		for _, c := range []struct{ email, want string }{
+			{f.Admin.Email, "/home"},
+			{"leadsonly@example.test", "/leads"},
+			{"clientsonly@example.test", "/clients"},
+		} {
+			cl := e.Client()
+			r := cl.Form("/login", url.Values{"email": {c.email}, "password": {apptest.Password}})
+			if r.Status != http.StatusSeeOther || r.Header.Get("Location") != c.want {
+				t.Errorf("%s signs in to %d %q, want %s", c.email, r.Status, r.Header.Get("Location"), c.want)
+				continue
+			}
+			if r := cl.Get(c.want); r.Status != http.StatusOK {
+				t.Errorf("%s: landing page %s = %d", c.email, c.want, r.Status)
+			}
+			for _, path := range []string{"/", "/login"} {
+				if r := cl.Get(path); r.Header.Get("Location") != c.want {
+					t.Errorf("%s: GET %s → %q, want %s", c.email, path, r.Header.Get("Location"), c.want)
+				}
+			}
+		}
+		r := e.Client().Form("/login", url.Values{"email": {"leadsonly@example.test"}, "password": {apptest.Password}, "next": {"/leads/board"}})
+		if r.Header.Get("Location") != "/leads/board" {
+			t.Errorf("next ignored: %q", r.Header.Get("Location"))
+		}
+	})
 }

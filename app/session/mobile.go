@@ -48,13 +48,40 @@ const (
 	apiPrefix             = "/v1/api"
 )
 
-// mobileLanguage maps the request's admin locale (fr_FR) to a mobile language (fr).
+// mobileLanguage is the mobile app's language: the one the user chose (their saved
+// choice, or before sign-in the one picked on the sign-in page), else English (spec §9:
+// the mobile default is en). The tenant's default locale is the admin's, not the app's.
 func mobileLanguage(r *http.Request) string {
-	lang, _, _ := strings.Cut(i18n.Locale(r.Context()), "_")
-	if slices.Contains(mobileLanguages, lang) {
-		return lang
+	var choices []string
+	if p := web.Caller(r); p != nil {
+		choices = append(choices, p.User.Locale)
+	}
+	if c, err := r.Cookie(web.LocaleCookie); err == nil {
+		choices = append(choices, c.Value)
+	}
+	for _, c := range choices {
+		if !i18n.Supported(c) {
+			continue
+		}
+		if lang, _, _ := strings.Cut(c, "_"); slices.Contains(mobileLanguages, lang) {
+			return lang
+		}
 	}
 	return mobileDefaultLanguage
+}
+
+// inMobileLanguage makes the server-rendered strings of a mobile page (title, sign-in
+// form) speak the app's language rather than the admin's.
+func (h *Handler) inMobileLanguage(r *http.Request, lang string) *http.Request {
+	if cur, _, _ := strings.Cut(i18n.Locale(r.Context()), "_"); cur == lang {
+		return r
+	}
+	for _, loc := range i18n.Locales {
+		if strings.HasPrefix(loc, lang+"_") {
+			return r.WithContext(i18n.With(r.Context(), h.web.I18n.Localizer(loc)))
+		}
+	}
+	return r
 }
 
 // mobileLocalesVersion is a digest of every mobile message file: the `v` query that lets
@@ -76,6 +103,7 @@ func mobileLocaleURL(lang string) string {
 // MobileScreen renders the shell of the lead list and of both add-lead steps.
 func (h *Handler) MobileScreen(w http.ResponseWriter, r *http.Request) {
 	lang := mobileLanguage(r)
+	r = h.inMobileLanguage(r, lang)
 	props, err := json.Marshal(mobileview.Props{
 		Lang:       lang,
 		Locale:     mobileLocale,
@@ -112,7 +140,9 @@ func (h *Handler) MobileLoginPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) mobileLoginForm(w http.ResponseWriter, r *http.Request, status int, f authview.LoginForm) {
-	h.web.Render(w, r, status, mobileview.Login(h.mobileShell(r, mobileLanguage(r)), authview.Login(f)))
+	lang := mobileLanguage(r)
+	r = h.inMobileLanguage(r, lang)
+	h.web.Render(w, r, status, mobileview.Login(h.mobileShell(r, lang), authview.Login(f)))
 }
 
 // MobileLoginSubmit signs in with a long-lived session and goes back to `next`.

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"encoding/json"
 	"html"
 	"io/fs"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"crm/app/apptest"
+	"crm/app/auth"
+	"crm/app/store"
 	"crm/locales"
 )
 
@@ -188,6 +191,71 @@ func TestMobileLanguageFollowsTheUser(t *testing.T) {
 		c.Form("/language", url.Values{"locale": {"en_AU"}, "back": {"/m/leads-mobile"}})
 		if r := c.Get("/m/add-lead"); !strings.Contains(r.Body, "/locales/mobile/en.json?v=") {
 			t.Error("en_AU user does not get the English file")
+		}
+	})
+}
+
+// Spec §9: the mobile app's default language is English. A new tenant's admin default is
+// French (store.DefaultLocale), but its users' mobile app opens in English until they
+// choose a language; then it follows their choice. Signed out, the language picked on
+// the sign-in page counts as a choice.
+func TestMobileDefaultsToEnglishNotTheTenantDefault(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		tn, admin, err := e.DB.CreateTenant(context.Background(), store.NewTenant{Name: "Lyon",
+			AdminEmail: "lyon-admin@example.test", AdminPassword: apptest.Password})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tn.DefaultLocale != "fr_FR" || admin.Locale != "" {
+			t.Fatalf("new tenant %q, admin %q: want fr_FR and no choice", tn.DefaultLocale, admin.Locale)
+		}
+		c := e.Browser(admin.Email)
+		if r := c.Get("/home"); !strings.Contains(r.Body, `<html lang="fr-FR">`) {
+			t.Fatalf("the admin pages follow the tenant (French): %.200s", r.Body)
+		}
+		r := c.Get("/m/leads-mobile")
+		if !strings.Contains(r.Body, `<html lang="en">`) || !strings.Contains(r.Body, "/locales/mobile/en.json?v=") {
+			t.Errorf("mobile app of a French tenant's user without a choice: %.400s", r.Body)
+		}
+		if cfg := c.Get("/v1/api/config.json").Env(); cfg.Data["User"].(map[string]any)["language"] != "en" {
+			t.Errorf("config.json language = %v, want en", cfg.Data["User"])
+		}
+		c.Form("/language", url.Values{"locale": {"es_ES"}, "back": {"/m/leads-mobile"}})
+		if r := c.Get("/m/add-lead"); !strings.Contains(r.Body, `<html lang="es">`) {
+			t.Errorf("after choosing Spanish: %.300s", r.Body)
+		}
+
+		anon := e.Client()
+		if r := anon.Get("/m/login", "Accept-Language", "fr-FR"); !strings.Contains(r.Body, `<html lang="en">`) {
+			t.Errorf("sign-in page without a choice: %.300s", r.Body)
+		}
+		anon.Form("/language", url.Values{"locale": {"it_IT"}, "back": {"/m/login"}})
+		if r := anon.Get("/m/login"); !strings.Contains(r.Body, `<html lang="it">`) {
+			t.Errorf("sign-in page after choosing Italian: %.300s", r.Body)
+		}
+	})
+}
+
+// The mobile app is a lead manager: its screens need the leads view permission, like the
+// lead calls it makes.
+func TestMobileScreensNeedLeadsView(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.Tenant("Acme")
+		e.User(f, "clients@example.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+		e.User(f, "leads@example.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+		no, yes := e.Browser("clients@example.test"), e.Browser("leads@example.test")
+		for _, path := range mobileScreens {
+			if r := no.Get(path); r.Status != http.StatusForbidden {
+				t.Errorf("GET %s without leads view = %d, want 403", path, r.Status)
+			}
+			if r := yes.Get(path); r.Status != http.StatusOK {
+				t.Errorf("GET %s with leads view = %d", path, r.Status)
+			}
+		}
+		if r := no.Get("/v1/api/lead/list-customer-lead?page=1&limit=20"); r.Status != http.StatusForbidden {
+			t.Errorf("lead list without leads view = %d", r.Status)
 		}
 	})
 }

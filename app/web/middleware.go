@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"crm/app/auth"
 	"crm/app/i18n"
@@ -167,4 +169,26 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(ww.Status())).Inc()
 		m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
 	})
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
+}
+
+// RequireBearer lets through only requests carrying `Authorization: Bearer <token>` (an
+// operator's scraper); anyone else gets a plain 401. The comparison takes the same time
+// whatever the token sent.
+func RequireBearer(token string) func(http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if token == "" || subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+				http.Error(w, "Unauthorized", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }

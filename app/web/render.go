@@ -98,14 +98,53 @@ func (k *Kit) Bare(w http.ResponseWriter, r *http.Request, status int, title str
 	k.Render(w, r, status, layout.Bare(k.BareShell(r, title), body))
 }
 
+// ErrorMessageHeader carries, on an htmx request's error answer, the message the admin
+// script shows in its error toast (percent-encoded UTF-8: header values are ASCII).
+// htmx does not swap an error answer, so without it the user would see nothing.
+const ErrorMessageHeader = "X-Error-Message"
+
+// setErrorMessage names the message of an error answer to an htmx request (Fail's own,
+// else the one of its status); the first one set wins.
+func setErrorMessage(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	if status < 400 || r.Header.Get("HX-Request") != "true" || w.Header().Get(ErrorMessageHeader) != "" {
+		return
+	}
+	if msg == "" {
+		msg = T(r, statusMessageID(status))
+	}
+	w.Header().Set(ErrorMessageHeader, url.PathEscape(msg))
+}
+
+// statusMessageID is the message of an error status when the handler named none (a
+// form re-rendered with its field errors, a failed render).
+func statusMessageID(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "error.unauthorized"
+	case http.StatusForbidden:
+		return "error.forbidden"
+	case http.StatusNotFound:
+		return "error.notFound"
+	case http.StatusConflict:
+		return "error.conflict"
+	case http.StatusRequestEntityTooLarge:
+		return "error.tooLarge"
+	case http.StatusUnprocessableEntity:
+		return "error.validation"
+	}
+	return "error.internal"
+}
+
 // Render writes a component as HTML with status, through a buffer.
 func (k *Kit) Render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		k.Logger(r).Error("render", "err", err, "path", r.URL.Path)
+		setErrorMessage(w, r, http.StatusInternalServerError, "")
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
 		return
 	}
+	setErrorMessage(w, r, status, "")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = io.Copy(w, &buf)
@@ -123,6 +162,7 @@ func (k *Kit) Fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	msg := T(r, msgID, args...)
+	setErrorMessage(w, r, status, msg)
 	if WantsJSON(r) {
 		k.JSON(w, status, Envelope{Message: msg, Errors: fields})
 		return
@@ -144,8 +184,7 @@ func (k *Kit) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/m/") {
 		target = "/m/login"
 	}
-	next := r.URL.RequestURI()
-	if r.Method == http.MethodGet && next != "/" {
+	if next := loginNext(r); next != "" && next != "/" {
 		target += "?next=" + url.QueryEscape(next)
 	}
 	if r.Header.Get("HX-Request") == "true" {
@@ -154,6 +193,23 @@ func (k *Kit) RedirectToLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// loginNext is the page to come back to after signing in: the one asked for, or for
+// a change htmx sent (a quick change, a bulk action) the page it was made on, so the
+// user finds their work again; "" for a plain form post.
+func loginNext(r *http.Request) string {
+	if r.Method == http.MethodGet {
+		return r.URL.RequestURI()
+	}
+	if r.Header.Get("HX-Request") != "true" {
+		return ""
+	}
+	u, err := url.Parse(r.Header.Get("HX-Current-URL"))
+	if err != nil || u.Host != r.Host {
+		return ""
+	}
+	return SafeNext(u.RequestURI(), "")
 }
 
 // Logger is the request-scoped logger with the request id.

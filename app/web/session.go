@@ -59,7 +59,7 @@ func (k *Kit) Authenticate(next http.Handler) http.Handler {
 				return
 			}
 		} else if uid := k.Sessions.GetInt64(ctx, sessUserID); uid != 0 {
-			if k.sessionIdleExpired(ctx) {
+			if k.sessionIdleExpired(ctx) || k.Sessions.Deadline(ctx).Before(time.Now()) {
 				_ = k.Sessions.Destroy(ctx)
 			} else {
 				tenantID, userID = k.Sessions.GetInt64(ctx, sessTenantID), uid
@@ -84,6 +84,10 @@ func (k *Kit) Authenticate(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// Both timeouts end a session the same way: it is destroyed, the request is served as
+// anonymous, and RequireAuth sends the browser to sign in with the page in `next`. The
+// absolute one is also the session row's expiry, so the store no longer finds it.
 
 // sessionIdleExpired applies the idle timeout: the configured one, or the long one of a
 // mobile sign-in.

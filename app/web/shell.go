@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -58,4 +59,30 @@ func (k *Kit) BareShell(r *http.Request, title string) layout.Shell {
 		sh.Locales = append(sh.Locales, layout.Option{Value: loc, Label: T(r, "language."+loc), Selected: loc == cur})
 	}
 	return sh
+}
+
+// Landing is where a signed-in user starts: the first page of the navigation their role
+// may see (Home for most, the lead list for a role without the dashboard), or /home when
+// the role may see none of it (the page then says they may not).
+func (k *Kit) Landing(p *Principal) string {
+	for _, n := range k.Nav {
+		if p.AllowsAny(n.Needs...) {
+			return n.Href
+		}
+	}
+	return "/home"
+}
+
+// LandingFor is Landing for a user who has just signed in (no principal in the request yet).
+func (k *Kit) LandingFor(ctx context.Context, tenantID, userID int64) (string, error) {
+	p, err := k.loadPrincipal(ctx, tenantID, userID)
+	if err != nil {
+		return "", err
+	}
+	return k.Landing(p), nil
+}
+
+// Home sends a signed-in browser to its landing page.
+func (k *Kit) Home(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, k.Landing(Caller(r)), http.StatusSeeOther)
 }

@@ -20,6 +20,7 @@ import (
 	"crm/app/importer"
 	"crm/app/jobs"
 	"crm/app/store"
+	"crm/app/web"
 	"crm/locales"
 	"crm/static"
 )
@@ -355,6 +356,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	filesDir := fs.String("files-dir", defFiles, "where uploaded documents are kept (env CRM_FILES_DIR)")
 	reminderEvery := fs.Duration("reminder-interval", 30*time.Second, "how often due reminders are fired")
 	importPause := fs.Duration("import-pause", 0, "rest between two batches of 500 rows of a CSV import")
+	metricsAddr := fs.String("metrics-addr", getenv("CRM_METRICS_ADDR"),
+		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env CRM_METRICS_ADDR; empty: none)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -388,12 +391,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("files: %w", err)
 	}
 	cfg := app.Config{SecureCookies: *secure, TrustProxy: *trustProxy, SessionIdle: *idle,
-		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile}
+		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile, MetricsToken: getenv("METRICS_TOKEN")}
+	metrics := web.NewMetrics()
 	// One import runner: requests start imports on it, its sweep resumes interrupted ones,
 	// and Close stops both before the database closes.
 	imports := importer.NewRunner(db, log, *importPause)
 	defer imports.Close()
-	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore, Imports: imports})
+	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore, Imports: imports,
+		Metrics: metrics})
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -401,6 +406,21 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+	// Metrics on an address of their own (loopback or an operator network), never public.
+	var metricsSrv *http.Server
+	if *metricsAddr != "" {
+		mln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("metrics: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = metricsSrv.Serve(mln) }()
+		defer metricsSrv.Close()
+		fmt.Fprintf(stdout, "Metrics at http://%s/metrics\n", mln.Addr())
+	}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
 	imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones

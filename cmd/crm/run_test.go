@@ -246,7 +246,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 func TestHelpListsFlags(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ args, want []string }{
-		{[]string{"serve", "--help"}, []string{"usage: crm serve", "-import-pause", "-database-url", "-files-dir"}},
+		{[]string{"serve", "--help"}, []string{"usage: crm serve", "-import-pause", "-database-url", "-files-dir", "-metrics-addr", "-session-idle", "-session-lifetime"}},
 		{[]string{"seed", "-h"}, []string{"usage: crm seed", "-leads", "-tenant"}},
 		{[]string{"create-user", "--help"}, []string{"-email", "-role"}},
 	} {
@@ -320,5 +320,63 @@ func TestServeNeedsARoleBoundByRowLevelSecurity(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+}
+
+// TestServeMetricsOnTheirOwnAddress: --metrics-addr serves /metrics on a listener of its
+// own; the public address does not serve them (no METRICS_TOKEN).
+func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t, store.SQLite)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		env := func(k string) string {
+			if k == "DATABASE_URL" {
+				return url
+			}
+			return ""
+		}
+		done <- run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, env, pw, io.Discard)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var base, metrics string
+	for sc.Scan() {
+		line := sc.Text()
+		if m, ok := strings.CutPrefix(line, "Metrics at "); ok {
+			metrics = m
+		}
+		if m, ok := strings.CutPrefix(line, "CRM is running at "); ok {
+			base = strings.Fields(m)[0]
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr) //nolint:errcheck
+	defer func() {
+		cancel()
+		<-done
+	}()
+	if base == "" || metrics == "" {
+		t.Fatalf("addresses not printed: %q %q", base, metrics)
+	}
+	get := func(u string) (int, string) {
+		res, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, _ := get(base + "/readyz"); code != 200 {
+		t.Fatalf("readyz: %d", code)
+	}
+	if code, body := get(metrics); code != 200 || !strings.Contains(body, `crm_http_requests_total{method="GET",route="/readyz",status="200"}`) {
+		t.Fatalf("metrics address: %d %.300s", code, body)
+	}
+	if code, body := get(base + "/metrics"); code != http.StatusNotFound || strings.Contains(body, "crm_http") {
+		t.Fatalf("public /metrics: %d", code)
 	}
 }

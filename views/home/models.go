@@ -11,7 +11,9 @@ type Model struct {
 	TenantName string
 	UserName   string
 	Counts     store.Counts
-	Dashboard  dashboard.Model
+	// ShowUsers and ShowRoles: the caller may see the Users, the Roles area.
+	ShowUsers, ShowRoles bool
+	Dashboard            dashboard.Model
 	// Due are the user's due reminders; shown only when there are some.
 	Due []clients.Reminder
 }
