@@ -75,11 +75,6 @@ func Clean(v string) string {
 	return v
 }
 
-// phoneSeparators are the characters people write between the digits of a phone number.
-var phoneSeparators = strings.NewReplacer(" ", "", "-", "", ".", "", "(", "", ")", "", "/", "", "\u00a0", "")
-
-// NormalisePhone drops the spaces, dashes, dots, slashes and brackets of a phone number.
-func NormalisePhone(v string) string { return phoneSeparators.Replace(v) }
 
 // dateLayouts are the ways a creation date may be written: ISO forms, the export's form,
 // and the spec's dd/MM/yyyy.
@@ -112,7 +107,7 @@ func (b *Builder) Item(row Row) store.ImportItem {
 			continue
 		}
 		if f == "company_phone_number" {
-			cell = NormalisePhone(cell)
+			cell = validate.NormalisePhone(cell) // before matching on it, as the store saves it
 		}
 		if reason := b.set(&v, f, cell); reason != nil && it.Reason == nil {
 			it.Reason = reason

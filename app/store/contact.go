@@ -86,6 +86,7 @@ func (c *Contact) validate(mobile bool) validate.Errors {
 		*p = strings.TrimSpace(*p)
 	}
 	c.CompanyEmail = strings.ToLower(c.CompanyEmail)
+	c.CompanyPhoneNumber = validate.NormalisePhone(c.CompanyPhoneNumber)
 	errs := validate.Errors{}
 	errs.Check(validate.Required(c.CustomerName), "customer_name", validate.KeyRequired)
 	errs.Check(validate.Required(c.CompanyEmail), "company_email", validate.KeyRequired)
