@@ -75,7 +75,6 @@ func Clean(v string) string {
 	return v
 }
 
-
 // dateLayouts are the ways a creation date may be written: ISO forms, the export's form,
 // and the spec's dd/MM/yyyy.
 var dateLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04",
