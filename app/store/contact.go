@@ -36,7 +36,7 @@ func (c Contact) clone() Contact {
 
 // searchText is the lowercased text a search term is matched against, of a lead or a client.
 func (c *Contact) searchText() string {
-	return strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
+	return fold(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
 		c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
 }
 
