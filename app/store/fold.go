@@ -14,8 +14,11 @@ import (
 // The migration 20261123000500_search_fold refolds the rows written before, with the same
 // table of letters as this function for Latin-1 and Latin Extended-A.
 
-// unaccent decomposes letters and drops their combining marks (é → e, ř → r, ç → c).
-var unaccent = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+// unaccent decomposes letters and drops their combining marks (é → e, ř → r, ç → c). A new
+// chain each time: a transform.Chain keeps state and may not be shared between goroutines.
+func unaccent() transform.Transformer {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+}
 
 // unsplit are letters no decomposition takes apart.
 var unsplit = strings.NewReplacer("ß", "ss", "æ", "ae", "œ", "oe", "ø", "o", "ł", "l", "đ", "d", "ð", "d", "þ", "th", "ı", "i", "ħ", "h", "ŀ", "l", "ŧ", "t", "ĸ", "k", "ŉ", "n")
@@ -26,7 +29,7 @@ func fold(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	out, _, err := transform.String(unaccent, s)
+	out, _, err := transform.String(unaccent(), s)
 	if err != nil {
 		out = s
 	}

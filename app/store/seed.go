@@ -32,7 +32,7 @@ func (db *DB) SeedDemo(ctx context.Context) (*Tenant, bool, error) {
 		if err := s.EnsureBuiltinRoles(ctx); err != nil {
 			return err
 		}
-		if err := s.EnsureDefaultMasters(ctx); err != nil {
+		if err := s.EnsureDefaultMasters(ctx, t.DefaultLocale); err != nil {
 			return err
 		}
 		admin, err := s.CreateUser(ctx, NewUser{Email: DemoAdminEmail, Name: "Alex Admin", Phone: "0612345678",
