@@ -38,7 +38,9 @@ type Master struct {
 	IsDefault bool       `bun:"is_default,notnull" json:"is_default"`
 	IsWon     bool       `bun:"is_won,notnull" json:"is_won"`
 	IsLost    bool       `bun:"is_lost,notnull" json:"is_lost"`
-	CreatedAt time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	// IsConverted marks the status a lead takes when converted to a client.
+	IsConverted bool      `bun:"is_converted,notnull" json:"-"`
+	CreatedAt   time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
 // defaultMasters are the spec's values every tenant starts with: stages Leads, Deals, Won
@@ -55,7 +57,7 @@ var defaultMasters = []defaultMaster{
 	{Master{Kind: KindStage, Name: "Lost", IsLost: true}, "masterDefaults.stageLost"},
 	{Master{Kind: KindStatus, Name: "New lead", IsDefault: true}, "masterDefaults.statusNewLead"},
 	{Master{Kind: KindStatus, Name: "Attempt to contact"}, "masterDefaults.statusAttempt"},
-	{Master{Kind: KindStatus, Name: "Converted"}, "masterDefaults.statusConverted"},
+	{Master{Kind: KindStatus, Name: "Converted", IsConverted: true}, "masterDefaults.statusConverted"},
 	{Master{Kind: KindSource, Name: "Website", IsDefault: true}, "masterDefaults.sourceWebsite"},
 	{Master{Kind: KindSource, Name: "Referral"}, "masterDefaults.sourceReferral"},
 	{Master{Kind: KindSource, Name: "Campaign"}, "masterDefaults.sourceCampaign"},
