@@ -697,6 +697,9 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       await listReady(page);
       await page.locator('[data-testid=offline-note]').waitFor();
       assert.equal((await page.textContent('h1')).trim(), 'Leads');
+      // Offline, the list is the one last fetched, not empty.
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length > 1);
+      const cachedCards = await page.locator('[data-testid=lead-card]').count();
 
       await addLead(page, v);
       assert.deepEqual(alerts, ['You are offline. The lead was saved locally and will be synced when you are back online.']);
@@ -704,6 +707,9 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       await card.waitFor();
       assert.equal((await card.locator('[data-testid=lead-sync]').innerText()).trim(), 'Waiting to sync');
       assert.equal((await page.textContent('[data-testid=waiting-count]')).trim(), '1 waiting to sync');
+      // The cached list is still there, the waiting lead on top of it.
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, cachedCards + 1);
+      assert.match(await page.locator('[data-testid=lead-card]').first().innerText(), new RegExp(v.company));
       const queue = await readQueue(page);
       assert.equal(queue.length, 1);
       assert.equal(queue[0].payload.company_email, v.email);
