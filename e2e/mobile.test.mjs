@@ -737,8 +737,10 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       await context.setOffline(false);
     }
 
-    // Back online: it goes by itself, exactly once.
+    // Back online: it goes by itself, exactly once, and a toast (not an alert) says so.
     await page.locator('[data-testid=waiting-count]').waitFor({ state: 'detached', timeout: 20000 });
+    await page.locator('[data-toast]', { hasText: 'Leads saved offline are now synced (1).' }).waitFor();
+    assert.equal(alerts.length, 1, 'no alert for the background sync');
     await page.waitForFunction((c) => [...document.querySelectorAll('[data-testid=lead-card]')]
       .some((el) => el.textContent.includes(c) && el.getAttribute('data-sync') === 'synced'), v.company);
     assert.deepEqual(await readQueue(page), []);
