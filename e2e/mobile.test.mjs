@@ -117,6 +117,18 @@ const readQueue = (page) => page.evaluate(() => new Promise((resolve, reject) =>
   };
 }));
 
+/** readStored reads one key of the phone's store (null when absent). */
+const readStored = (page, key) => page.evaluate((k) => new Promise((resolve, reject) => {
+  const open = indexedDB.open('crm-mobile');
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const get = db.transaction('leads', 'readonly').objectStore('leads').get(k);
+    get.onsuccess = () => { db.close(); resolve(get.result ?? null); };
+    get.onerror = () => reject(get.error);
+  };
+}), key);
+
 /** listReady waits until the list has loaded (cards or the empty message). */
 async function listReady(page) {
   await page.waitForSelector('[data-testid=lead-list], [data-testid=list-empty]');
@@ -775,6 +787,38 @@ test('a lead saved offline is sent when the app is next opened online', async ()
     await again.locator('[data-testid=lead-card][data-sync=synced]', { hasText: v.company }).waitFor({ timeout: 20000 });
     assert.equal(await again.locator('[data-testid=waiting-count]').count(), 0);
     assert.equal((await serverLeads(again, v.email)).total, 1);
+  } finally {
+    await context.close();
+  }
+});
+
+test('sign out: a warning first when leads wait to sync, which stay on the phone; the cached list and profile go', async () => {
+  const { context, page, alerts } = await phone({ serviceWorkers: 'block' });
+  try {
+    await signIn(page);
+    await listReady(page);
+    assert.notEqual(await readStored(page, 'onlineLeads'), null);
+    assert.notEqual(await readStored(page, 'profile'), null);
+    // The lead cannot reach the server: it waits on the phone.
+    await page.route('**/create-customer-lead', (route) => route.abort('failed'));
+    const v = unique('SignOut');
+    await addLead(page, v);
+    await page.locator('[data-testid=lead-card][data-sync=waiting]', { hasText: v.company }).waitFor();
+    await page.click('[data-testid=menu-button]');
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === '/m/login'),
+      page.click('[data-testid=sign-out]'),
+    ]);
+    assert.match(alerts.at(-1), /^1 lead\(s\) saved on this phone are still waiting to sync/);
+    // Signed out: the list asks for a sign-in; the lead still waits on the phone, for its owner.
+    await page.unroute('**/create-customer-lead');
+    await page.goto(LIST);
+    await page.waitForURL((u) => u.pathname === '/m/login');
+    const queue = await readQueue(page);
+    assert.equal(queue.length, 1);
+    assert.equal(queue[0].payload.company_email, v.email);
+    assert.equal(await readStored(page, 'onlineLeads'), null);
+    assert.equal(await readStored(page, 'profile'), null);
   } finally {
     await context.close();
   }
