@@ -265,12 +265,12 @@ test('the lead list shows the header, the menu, the real won/lost counts and the
     assert.match(await page.textContent('[data-testid=profile-email]'), new RegExp(me.user.email.replace('.', '\\.')));
     const visibleItems = async () => (await texts(menu.locator('nav .m-menu-item:visible')));
     assert.deepEqual(await visibleItems(), ['Home', 'Leads', 'Requirements', 'Clients', 'Proposal', 'Quotation', 'Orders',
-      'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings']);
+      'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings', 'Sign out']);
     await page.click('[data-testid=menu-requirements-toggle]');
     assert.equal(await page.getAttribute('[data-testid=menu-requirements-toggle]', 'aria-expanded'), 'true');
     await page.click('[data-testid=menu-clients-toggle]');
     assert.deepEqual(await visibleItems(), ['Home', 'Leads', 'Requirements', 'Sub Requirement 1', 'Sub Requirement 2', 'Clients',
-      'Client 1', 'Client 2', 'Proposal', 'Quotation', 'Orders', 'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings']);
+      'Client 1', 'Client 2', 'Proposal', 'Quotation', 'Orders', 'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings', 'Sign out']);
     await page.click('[data-testid=menu-requirements-toggle]');
     assert.equal(await page.isVisible('text=Sub Requirement 1'), false);
     assert.equal(await page.isVisible('text=Client 1'), true);
