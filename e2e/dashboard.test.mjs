@@ -88,7 +88,14 @@ test('a period picked with the date picker updates the dashboard in place and th
     await page.evaluate(() => { window.__sameDocument = true; });
     const before = await page.textContent('[data-testid=dash-showing]');
 
-    // A click on the native date input opens the picker's dialog (its bundle comes then).
+    // From and To show once "Custom range" is chosen; a click on the native date input then
+    // opens the picker's dialog (its bundle comes then).
+    assert.equal(await page.isVisible('#dash-from'), false, 'no From/To before a custom range is chosen');
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('period=custom')),
+      page.selectOption('#dash-preset', 'custom'),
+    ]);
+    await page.locator('#dash-from').waitFor({ state: 'visible' });
     await page.click('#dash-from');
     const dialog = '[data-testid=dash-range-dialog]';
     await page.locator(dialog).waitFor();
@@ -162,7 +169,11 @@ test('the period fields work without JavaScript', async () => {
     // A custom range is two native date inputs with the same parameters; a reversed one is
     // refused in the results.
     assert.equal(await page.getAttribute('#dash-from', 'type'), 'date');
+    // From and To only show for a custom range, without JavaScript too (CSS :has).
+    assert.equal(await page.isVisible('#dash-from'), false);
     await page.selectOption('#dash-preset', 'custom');
+    assert.equal(await page.isVisible('#dash-from'), true);
+    assert.equal(await page.isVisible('#dash-to'), true);
     await page.fill('#dash-from', '2001-01-02');
     await page.fill('#dash-to', '2001-01-01');
     await Promise.all([

@@ -117,6 +117,18 @@ const readQueue = (page) => page.evaluate(() => new Promise((resolve, reject) =>
   };
 }));
 
+/** readStored reads one key of the phone's store (null when absent). */
+const readStored = (page, key) => page.evaluate((k) => new Promise((resolve, reject) => {
+  const open = indexedDB.open('crm-mobile');
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const get = db.transaction('leads', 'readonly').objectStore('leads').get(k);
+    get.onsuccess = () => { db.close(); resolve(get.result ?? null); };
+    get.onerror = () => reject(get.error);
+  };
+}), key);
+
 /** listReady waits until the list has loaded (cards or the empty message). */
 async function listReady(page) {
   await page.waitForSelector('[data-testid=lead-list], [data-testid=list-empty]');
@@ -253,12 +265,12 @@ test('the lead list shows the header, the menu, the real won/lost counts and the
     assert.match(await page.textContent('[data-testid=profile-email]'), new RegExp(me.user.email.replace('.', '\\.')));
     const visibleItems = async () => (await texts(menu.locator('nav .m-menu-item:visible')));
     assert.deepEqual(await visibleItems(), ['Home', 'Leads', 'Requirements', 'Clients', 'Proposal', 'Quotation', 'Orders',
-      'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings']);
+      'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings', 'Sign out']);
     await page.click('[data-testid=menu-requirements-toggle]');
     assert.equal(await page.getAttribute('[data-testid=menu-requirements-toggle]', 'aria-expanded'), 'true');
     await page.click('[data-testid=menu-clients-toggle]');
     assert.deepEqual(await visibleItems(), ['Home', 'Leads', 'Requirements', 'Sub Requirement 1', 'Sub Requirement 2', 'Clients',
-      'Client 1', 'Client 2', 'Proposal', 'Quotation', 'Orders', 'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings']);
+      'Client 1', 'Client 2', 'Proposal', 'Quotation', 'Orders', 'Agreements', 'Items', 'Expenses', 'Timesheet', 'Payment', 'Settings', 'Sign out']);
     await page.click('[data-testid=menu-requirements-toggle]');
     assert.equal(await page.isVisible('text=Sub Requirement 1'), false);
     assert.equal(await page.isVisible('text=Client 1'), true);
@@ -697,6 +709,9 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       await listReady(page);
       await page.locator('[data-testid=offline-note]').waitFor();
       assert.equal((await page.textContent('h1')).trim(), 'Leads');
+      // Offline, the list is the one last fetched, not empty.
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length > 1);
+      const cachedCards = await page.locator('[data-testid=lead-card]').count();
 
       await addLead(page, v);
       assert.deepEqual(alerts, ['You are offline. The lead was saved locally and will be synced when you are back online.']);
@@ -704,6 +719,9 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       await card.waitFor();
       assert.equal((await card.locator('[data-testid=lead-sync]').innerText()).trim(), 'Waiting to sync');
       assert.equal((await page.textContent('[data-testid=waiting-count]')).trim(), '1 waiting to sync');
+      // The cached list is still there, the waiting lead on top of it.
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, cachedCards + 1);
+      assert.match(await page.locator('[data-testid=lead-card]').first().innerText(), new RegExp(v.company));
       const queue = await readQueue(page);
       assert.equal(queue.length, 1);
       assert.equal(queue[0].payload.company_email, v.email);
@@ -731,8 +749,10 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       await context.setOffline(false);
     }
 
-    // Back online: it goes by itself, exactly once.
+    // Back online: it goes by itself, exactly once, and a toast (not an alert) says so.
     await page.locator('[data-testid=waiting-count]').waitFor({ state: 'detached', timeout: 20000 });
+    await page.locator('[data-toast]', { hasText: 'Leads saved offline are now synced (1).' }).waitFor();
+    assert.equal(alerts.length, 1, 'no alert for the background sync');
     await page.waitForFunction((c) => [...document.querySelectorAll('[data-testid=lead-card]')]
       .some((el) => el.textContent.includes(c) && el.getAttribute('data-sync') === 'synced'), v.company);
     assert.deepEqual(await readQueue(page), []);
@@ -767,6 +787,38 @@ test('a lead saved offline is sent when the app is next opened online', async ()
     await again.locator('[data-testid=lead-card][data-sync=synced]', { hasText: v.company }).waitFor({ timeout: 20000 });
     assert.equal(await again.locator('[data-testid=waiting-count]').count(), 0);
     assert.equal((await serverLeads(again, v.email)).total, 1);
+  } finally {
+    await context.close();
+  }
+});
+
+test('sign out: a warning first when leads wait to sync, which stay on the phone; the cached list and profile go', async () => {
+  const { context, page, alerts } = await phone({ serviceWorkers: 'block' });
+  try {
+    await signIn(page);
+    await listReady(page);
+    assert.notEqual(await readStored(page, 'onlineLeads'), null);
+    assert.notEqual(await readStored(page, 'profile'), null);
+    // The lead cannot reach the server: it waits on the phone.
+    await page.route('**/create-customer-lead', (route) => route.abort('failed'));
+    const v = unique('SignOut');
+    await addLead(page, v);
+    await page.locator('[data-testid=lead-card][data-sync=waiting]', { hasText: v.company }).waitFor();
+    await page.click('[data-testid=menu-button]');
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === '/m/login'),
+      page.click('[data-testid=sign-out]'),
+    ]);
+    assert.match(alerts.at(-1), /^1 lead\(s\) saved on this phone are still waiting to sync/);
+    // Signed out: the list asks for a sign-in; the lead still waits on the phone, for its owner.
+    await page.unroute('**/create-customer-lead');
+    await page.goto(LIST);
+    await page.waitForURL((u) => u.pathname === '/m/login');
+    const queue = await readQueue(page);
+    assert.equal(queue.length, 1);
+    assert.equal(queue[0].payload.company_email, v.email);
+    assert.equal(await readStored(page, 'onlineLeads'), null);
+    assert.equal(await readStored(page, 'profile'), null);
   } finally {
     await context.close();
   }

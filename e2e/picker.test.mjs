@@ -166,6 +166,9 @@ test('the reminder form posts the picked date-time', async () => {
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Enter');
+    // One way to enter the time: the typed box, no Hours and Minutes spinners beside it.
+    assert.deepEqual(await page.$$eval('.picker-time input', (els) => els.map((e) => e.getAttribute('type'))), ['text']);
+    assert.equal(await page.locator('.picker-time input[type=number]').count(), 0);
     await page.fill('[data-testid=picker-time]', '09:30');
     await page.waitForTimeout(900); // the typed time is debounced 750 ms
     await page.click('[data-testid=picker-set]');

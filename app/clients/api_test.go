@@ -30,7 +30,7 @@ func TestConvertLeadToClient(t *testing.T) {
 			t.Fatalf("lead stage: %v", lead["lead_stage_name"])
 		}
 		j := apptest.Journey(t, c, id)
-		if j[0].Action != "convert" || j[1].Action != "stage" {
+		if len(j) < 3 || j[0].Action != "convert" || j[1].Action != "status" || j[2].Action != "stage" {
 			t.Fatalf("lead journey: %+v", j)
 		}
 		// Converting twice is refused, and nothing new is written.

@@ -7,6 +7,7 @@ import (
 
 	"crm/app/auth"
 	"crm/app/contact"
+	"crm/app/reminders"
 	"crm/app/store"
 	"crm/app/validate"
 	"crm/app/web"
@@ -151,6 +152,14 @@ func (h *Handler) ClientPage(w http.ResponseWriter, r *http.Request) {
 	if v.Documents, err = h.documents.Section(r, store.EntityClient, c.ID, clientsview.ClientHref(c.ID)); err != nil {
 		h.web.Fail(w, r, err)
 		return
+	}
+	if c.LeadID != nil && p.Perms.Allows(auth.FeatureLeads, auth.View) {
+		rows, err := scope.Reminders(r.Context(), *c.LeadID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			h.web.Fail(w, r, err)
+			return
+		}
+		v.Reminders = reminders.Rows(rows)
 	}
 	hist, err := scope.History(r.Context(), store.EntityClient, c.ID, 50)
 	if err != nil {

@@ -1,10 +1,13 @@
 package i18n_test
 
 import (
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 
 	"crm/app/i18n"
 	"crm/locales"
@@ -99,5 +102,51 @@ func TestPickOrder(t *testing.T) {
 		if got := b.Pick(c.accept, c.choices...); got != c.want {
 			t.Errorf("Pick(%q, %v) = %q, want %q", c.accept, c.choices, got, c.want)
 		}
+	}
+}
+
+// TestCountsUsePluralForms: a message showing a {{.Count}} is a table of plural forms with
+// every form an integer count reaches in its language (Czech: one, few, other; the others:
+// one, other), so no page says "1 rows" or "5 dokumenty".
+func TestCountsUsePluralForms(t *testing.T) {
+	t.Parallel()
+	// Labels that put the number after a colon, with no noun to agree with it.
+	labels := map[string]bool{"remindersPage.headerLabel": true}
+	for _, loc := range i18n.Locales {
+		data, err := fs.ReadFile(locales.FS, loc+".toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := map[string]any{}
+		if err := toml.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		need := []string{"one", "other"}
+		if loc == "cs_CZ" {
+			need = []string{"one", "few", "other"}
+		}
+		var walk func(prefix string, m map[string]any)
+		walk = func(prefix string, m map[string]any) {
+			for k, v := range m {
+				id := strings.TrimPrefix(prefix+"."+k, ".")
+				switch v := v.(type) {
+				case string:
+					if strings.Contains(v, "{{.Count}}") && !labels[id] {
+						t.Errorf("%s: %s shows a count without plural forms: %q", loc, id, v)
+					}
+				case map[string]any:
+					if _, plural := v["other"]; !plural {
+						walk(id, v)
+						continue
+					}
+					for _, form := range need {
+						if _, ok := v[form].(string); !ok {
+							t.Errorf("%s: %s lacks its %q form", loc, id, form)
+						}
+					}
+				}
+			}
+		}
+		walk("", raw)
 	}
 }

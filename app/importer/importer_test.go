@@ -99,7 +99,7 @@ func TestImportThroughput(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			db := storetest.Open(t, d)
 			ctx := context.Background()
-			tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Bench", AdminEmail: "bench@x.test", AdminPassword: "Secret1!x"})
+			tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Bench", AdminEmail: "bench@x.test", AdminPassword: "Secret1!x"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,7 +221,7 @@ func TestImportResumesAfterItsRunnerStopped(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
 		if err != nil {
 			t.Fatal(err)
 		}

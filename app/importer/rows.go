@@ -75,12 +75,6 @@ func Clean(v string) string {
 	return v
 }
 
-// phoneSeparators are the characters people write between the digits of a phone number.
-var phoneSeparators = strings.NewReplacer(" ", "", "-", "", ".", "", "(", "", ")", "", "/", "", "\u00a0", "")
-
-// NormalisePhone drops the spaces, dashes, dots, slashes and brackets of a phone number.
-func NormalisePhone(v string) string { return phoneSeparators.Replace(v) }
-
 // dateLayouts are the ways a creation date may be written: ISO forms, the export's form,
 // and the spec's dd/MM/yyyy.
 var dateLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04",
@@ -112,7 +106,7 @@ func (b *Builder) Item(row Row) store.ImportItem {
 			continue
 		}
 		if f == "company_phone_number" {
-			cell = NormalisePhone(cell)
+			cell = validate.NormalisePhone(cell) // before matching on it, as the store saves it
 		}
 		if reason := b.set(&v, f, cell); reason != nil && it.Reason == nil {
 			it.Reason = reason

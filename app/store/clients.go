@@ -172,8 +172,9 @@ func (s Scope) DeleteClient(ctx context.Context, id int64) error {
 var ErrAlreadyConverted error = &ruleError{text: "lead already converted", msgID: "clients.alreadyConverted"}
 
 // ConvertLead makes a client from a reachable lead in one transaction: the client takes the
-// lead's fields and is linked to it, the lead moves to the won stage, and both journeys
-// record it. A lead converts once.
+// lead's fields (addresses included) and its documents and is linked to it (its reminders
+// stay the lead's and show on the client's page), the lead moves to the won stage and the
+// converted status, and both journeys record it. A lead converts once.
 func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, error) {
 	var clientID int64
 	err := s.Tx(ctx, func(tx Scope) error {
@@ -206,13 +207,28 @@ func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, erro
 		if err != nil {
 			return err
 		}
+		// The lead is won and converted: its stage and its status say so together.
+		next := *l
 		if settings.WonStageID != 0 {
-			next := *l
 			won := settings.WonStageID
 			next.LeadStageID = &won
-			if err := tx.saveLeadChange(ctx, l, &next, nil); err != nil {
-				return err
-			}
+		}
+		var converted []int64
+		if err := tx.Select((*Master)(nil)).Column("id").Where("kind = ? AND is_converted", KindStatus).
+			OrderExpr("sort_order, id").Limit(1).Scan(ctx, &converted); err != nil {
+			return err
+		}
+		if len(converted) == 1 {
+			next.LeadStatusID = &converted[0]
+		}
+		if err := tx.saveLeadChange(ctx, l, &next, nil); err != nil {
+			return err
+		}
+		// The lead's documents go with it: the client holds them from now on (the files keep
+		// their keys; only the record they belong to changes).
+		if _, err := tx.Update((*Document)(nil)).Set("entity = ?", EntityClient).Set("entity_id = ?", c.ID).
+			Where("d.entity = ? AND d.entity_id = ?", EntityLead, l.ID).Exec(ctx); err != nil {
+			return err
 		}
 		return tx.Record(ctx, EntityLead, l.ID, "convert", nil, map[string]any{"client_id": c.ID})
 	})

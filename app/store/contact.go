@@ -36,7 +36,7 @@ func (c Contact) clone() Contact {
 
 // searchText is the lowercased text a search term is matched against, of a lead or a client.
 func (c *Contact) searchText() string {
-	return strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
+	return fold(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
 		c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
 }
 
@@ -86,6 +86,7 @@ func (c *Contact) validate(mobile bool) validate.Errors {
 		*p = strings.TrimSpace(*p)
 	}
 	c.CompanyEmail = strings.ToLower(c.CompanyEmail)
+	c.CompanyPhoneNumber = validate.NormalisePhone(c.CompanyPhoneNumber)
 	errs := validate.Errors{}
 	errs.Check(validate.Required(c.CustomerName), "customer_name", validate.KeyRequired)
 	errs.Check(validate.Required(c.CompanyEmail), "company_email", validate.KeyRequired)

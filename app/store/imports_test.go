@@ -96,7 +96,7 @@ func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 	if d == Postgres {
 		db = asTestAppRole(t, db, url)
 	}
-	tn, admin, err := db.CreateTenant(ctx, NewTenant{Name: "Acme", AdminEmail: "admin@x.test", AdminPassword: "Secret1!x"})
+	tn, admin, err := db.CreateTenant(ctx, NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "admin@x.test", AdminPassword: "Secret1!x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func testImportLeadMatchesCreateLead(t *testing.T, db *DB, s Scope, _, rep *User
 	p := func(n int64) *int64 { return &n }
 	past := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 	future := time.Now().Add(time.Hour)
-	otherTenant, otherAdmin, err := db.CreateTenant(ctx, NewTenant{Name: "Other", AdminEmail: "o@x.test", AdminPassword: "Secret1!x"})
+	otherTenant, otherAdmin, err := db.CreateTenant(ctx, NewTenant{DefaultLocale: "en_US", Name: "Other", AdminEmail: "o@x.test", AdminPassword: "Secret1!x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +390,7 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 		ctx := context.Background()
 		ids := masterIDs(t, s)
 		p := func(n int64) *int64 { return &n }
-		otherTenant, otherAdmin, err := db.CreateTenant(ctx, NewTenant{Name: "Other", AdminEmail: "o@x.test", AdminPassword: "Secret1!x"})
+		otherTenant, otherAdmin, err := db.CreateTenant(ctx, NewTenant{DefaultLocale: "en_US", Name: "Other", AdminEmail: "o@x.test", AdminPassword: "Secret1!x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -810,7 +810,7 @@ func TestImportUpdatesAndUndoSetBySet(t *testing.T) {
 			leads = append(leads, v)
 		}
 		// Another tenant's lead with the same email is not touched.
-		otherTenant, otherAdmin, err := db.CreateTenant(ctx, NewTenant{Name: "Other", AdminEmail: "o@x.test", AdminPassword: "Secret1!x"})
+		otherTenant, otherAdmin, err := db.CreateTenant(ctx, NewTenant{DefaultLocale: "en_US", Name: "Other", AdminEmail: "o@x.test", AdminPassword: "Secret1!x"})
 		if err != nil {
 			t.Fatal(err)
 		}

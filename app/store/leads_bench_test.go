@@ -28,7 +28,7 @@ func BenchmarkListLeads(b *testing.B) {
 			ctx := context.Background()
 			db := storetest.Open(b, d)
 			tenant := func(name string, leads int) (store.Scope, *store.User) {
-				tn, admin, err := db.CreateTenant(ctx, store.NewTenant{Name: name, AdminEmail: "boss@" + name + ".test", AdminPassword: "Secret1!x"})
+				tn, admin, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: name, AdminEmail: "boss@" + name + ".test", AdminPassword: "Secret1!x"})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -18,6 +18,22 @@ const (
 	ActionOwner  = "owner"
 )
 
+// OwnEntryFields are the lead fields whose every change is also recorded as an entry of its
+// own (stage, status, owner). An "update" entry holding only these says nothing the other
+// entries do not, so the journey leaves it out: its count and its pages are what is listed.
+var OwnEntryFields = []string{"lead_stage", "lead_status", "owner"}
+
+// onlyOwnEntryFields is a condition on audit_log AS al: an "update" whose changed fields are
+// all OwnEntryFields.
+func onlyOwnEntryFields(d Dialect) string {
+	keys := "jsonb_object_keys(al.after) AS k(key)"
+	if d == SQLite {
+		keys = "json_each(al.after)"
+	}
+	return "(al.action = 'update' AND al.after IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + keys +
+		" WHERE key NOT IN ('lead_stage', 'lead_status', 'owner')))"
+}
+
 // leadForUpdate loads a lead the scope may reach, for a change inside a transaction.
 func (s Scope) leadForUpdate(ctx context.Context, id int64) (*Lead, error) {
 	l := &Lead{}
@@ -417,7 +433,8 @@ func (s Scope) Journey(ctx context.Context, leadID int64, page, limit int) ([]Jo
 	var rows []JourneyEntry
 	q := s.Select(&rows).ColumnExpr("al.*, u.name AS actor_name").
 		Join("LEFT JOIN users AS u ON u.tenant_id = al.tenant_id AND u.id = al.actor_user_id").
-		Where("al.entity = 'lead' AND al.entity_id = ?", leadID)
+		Where("al.entity = 'lead' AND al.entity_id = ?", leadID).
+		Where("NOT " + onlyOwnEntryFields(s.Dialect()))
 	total, err := q.OrderExpr("al.id DESC").Limit(int64(limit)).Offset(int64((page - 1) * limit)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, err

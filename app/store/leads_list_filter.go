@@ -83,7 +83,7 @@ func (s Scope) leadFilter(ctx context.Context, q LeadQuery) (*leadFilter, *listR
 	if st == nil {
 		return f, r, nil
 	}
-	ls, term := &leadSearch{searchTerm: *st}, st.term
+	ls, term := &leadSearch{searchTerm: *st}, st.text
 	// Stage and status names: a handful of rows, matched here so that the lead query gets
 	// plain id lists its indexes can serve.
 	var ms []Master
@@ -91,7 +91,7 @@ func (s Scope) leadFilter(ctx context.Context, q LeadQuery) (*leadFilter, *listR
 		return nil, nil, err
 	}
 	for _, m := range ms {
-		name := strings.ToLower(m.Name)
+		name := fold(m.Name)
 		if ls.short && strings.HasPrefix(name, term) || !ls.short && strings.Contains(name, term) {
 			if m.Kind == KindStage {
 				ls.stages = append(ls.stages, m.ID)

@@ -28,7 +28,8 @@ const maxRune = "\U0010FFFF"
 
 // searchTerm is a list search as the indexes serve it.
 type searchTerm struct {
-	term  string // lowercased
+	term  string // lowercased, for the prefix columns (lowercased, not folded)
+	text  string // folded (fold), for search_text (written folded)
 	short bool   // fewer than minTrigramTerm letters and digits: prefix matching
 	id    int64  // the term read as an id ("42" or "#42"), or 0
 }
@@ -38,7 +39,7 @@ func parseSearch(raw string) *searchTerm {
 	if raw == "" {
 		return nil
 	}
-	st := &searchTerm{term: strings.ToLower(raw)}
+	st := &searchTerm{term: strings.ToLower(raw), text: fold(raw)}
 	alnum := 0
 	for _, r := range st.term {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
@@ -53,7 +54,7 @@ func parseSearch(raw string) *searchTerm {
 }
 
 // phrase is the term as an FTS5 phrase: a substring of at least three characters.
-func (st *searchTerm) phrase() string { return `"` + strings.ReplaceAll(st.term, `"`, `""`) + `"` }
+func (st *searchTerm) phrase() string { return `"` + strings.ReplaceAll(st.text, `"`, `""`) + `"` }
 
 // textSearch is how a list's table is searched, each part through an index led by tenant_id.
 type textSearch struct {
@@ -74,7 +75,7 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, more
 				g = g.WhereOr("("+col+" >= ? AND "+col+" < ?)", st.term, st.term+maxRune)
 			}
 		case d == Postgres:
-			g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.term)+"%")
+			g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 		default:
 			g = g.WhereOr(ts.id+" IN (SELECT rowid FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
 		}

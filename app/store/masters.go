@@ -3,9 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"crm/app/i18n"
+	"crm/locales"
 )
 
 // MasterKind tells the lead masters apart.
@@ -34,45 +38,61 @@ type Master struct {
 	IsDefault bool       `bun:"is_default,notnull" json:"is_default"`
 	IsWon     bool       `bun:"is_won,notnull" json:"is_won"`
 	IsLost    bool       `bun:"is_lost,notnull" json:"is_lost"`
-	CreatedAt time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	// IsConverted marks the status a lead takes when converted to a client.
+	IsConverted bool      `bun:"is_converted,notnull" json:"-"`
+	CreatedAt   time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
 // defaultMasters are the spec's values every tenant starts with: stages Leads, Deals, Won
 // and Lost (Won and Lost drive the won/lost counts), statuses, sources and lead types.
-var defaultMasters = []Master{
-	{Kind: KindStage, Name: "Leads", IsDefault: true},
-	{Kind: KindStage, Name: "Deals"},
-	{Kind: KindStage, Name: "Won", IsWon: true},
-	{Kind: KindStage, Name: "Lost", IsLost: true},
-	{Kind: KindStatus, Name: "New lead", IsDefault: true},
-	{Kind: KindStatus, Name: "Attempt to contact"},
-	{Kind: KindStatus, Name: "Converted"},
-	{Kind: KindSource, Name: "Website", IsDefault: true},
-	{Kind: KindSource, Name: "Referral"},
-	{Kind: KindSource, Name: "Campaign"},
-	{Kind: KindType, Name: "Hot"},
-	{Kind: KindType, Name: "Warm"},
-	{Kind: KindType, Name: "Cold"},
-	{Kind: KindTitle, Name: "Mr."},
-	{Kind: KindTitle, Name: "Mrs."},
-	{Kind: KindTitle, Name: "Ms."},
-	{Kind: KindTitle, Name: "Dr."},
-	{Kind: KindBusinessType, Name: "Private limited company"},
-	{Kind: KindBusinessType, Name: "Public limited company"},
-	{Kind: KindBusinessType, Name: "Partnership"},
-	{Kind: KindBusinessType, Name: "Sole proprietorship"},
+type defaultMaster struct {
+	Master
+	key string // its name's message id in locales/*.toml ("": the same in every language)
 }
 
-// EnsureDefaultMasters adds the spec's masters a tenant does not have yet.
-func (s Scope) EnsureDefaultMasters(ctx context.Context) error {
+var defaultMasters = []defaultMaster{
+	{Master{Kind: KindStage, Name: "Leads", IsDefault: true}, "masterDefaults.stageLeads"},
+	{Master{Kind: KindStage, Name: "Deals"}, "masterDefaults.stageDeals"},
+	{Master{Kind: KindStage, Name: "Won", IsWon: true}, "masterDefaults.stageWon"},
+	{Master{Kind: KindStage, Name: "Lost", IsLost: true}, "masterDefaults.stageLost"},
+	{Master{Kind: KindStatus, Name: "New lead", IsDefault: true}, "masterDefaults.statusNewLead"},
+	{Master{Kind: KindStatus, Name: "Attempt to contact"}, "masterDefaults.statusAttempt"},
+	{Master{Kind: KindStatus, Name: "Converted", IsConverted: true}, "masterDefaults.statusConverted"},
+	{Master{Kind: KindSource, Name: "Website", IsDefault: true}, "masterDefaults.sourceWebsite"},
+	{Master{Kind: KindSource, Name: "Referral"}, "masterDefaults.sourceReferral"},
+	{Master{Kind: KindSource, Name: "Campaign"}, "masterDefaults.sourceCampaign"},
+	{Master{Kind: KindType, Name: "Hot"}, "masterDefaults.typeHot"},
+	{Master{Kind: KindType, Name: "Warm"}, "masterDefaults.typeWarm"},
+	{Master{Kind: KindType, Name: "Cold"}, "masterDefaults.typeCold"},
+	{Master{Kind: KindTitle, Name: "Mr."}, ""},
+	{Master{Kind: KindTitle, Name: "Mrs."}, ""},
+	{Master{Kind: KindTitle, Name: "Ms."}, ""},
+	{Master{Kind: KindTitle, Name: "Dr."}, ""},
+	{Master{Kind: KindBusinessType, Name: "Private limited company"}, ""},
+	{Master{Kind: KindBusinessType, Name: "Public limited company"}, ""},
+	{Master{Kind: KindBusinessType, Name: "Partnership"}, ""},
+	{Master{Kind: KindBusinessType, Name: "Sole proprietorship"}, ""},
+}
+
+// EnsureDefaultMasters adds the spec's masters a tenant does not have yet, named in locale
+// (the tenant's default language: a French tenant starts with "Prospects" and "Gagné").
+func (s Scope) EnsureDefaultMasters(ctx context.Context, locale string) error {
+	names, err := masterNames(locale)
+	if err != nil {
+		return err
+	}
 	order := map[MasterKind]int{}
 	rows := make([]Master, 0, len(defaultMasters))
-	for _, m := range defaultMasters {
+	for _, d := range defaultMasters {
+		m := d.Master
+		if d.key != "" {
+			m.Name = names.T(d.key)
+		}
 		order[m.Kind]++
 		m.SortOrder = order[m.Kind]
 		rows = append(rows, m)
 	}
-	_, err := s.Insert(&rows).On("CONFLICT (tenant_id, kind, name) DO NOTHING").Exec(ctx)
+	_, err = s.Insert(&rows).On("CONFLICT (tenant_id, kind, name) DO NOTHING").Exec(ctx)
 	return err
 }
 
@@ -102,3 +122,17 @@ func (s Scope) defaultMaster(ctx context.Context, kind MasterKind) (*int64, erro
 	}
 	return &m.ID, nil
 }
+
+// masterNames translates the default masters' names; the bundle is read once.
+var masterNames = func() func(locale string) (*i18n.Localizer, error) {
+	var once sync.Once
+	var b *i18n.Bundle
+	var err error
+	return func(locale string) (*i18n.Localizer, error) {
+		once.Do(func() { b, err = i18n.Load(locales.FS) })
+		if err != nil {
+			return nil, err
+		}
+		return b.Localizer(locale), nil
+	}
+}()

@@ -14,6 +14,11 @@ const (
 	DemoSalesPassword = "Sales@12345"
 )
 
+// demoMastersLocale names the demo's masters: the spec's own values (section 4: stages
+// Leads, Deals, Won; statuses New lead, Attempt to contact, Converted), which the demo
+// shows and the browser tests rely on, whatever the demo tenant's language.
+const demoMastersLocale = "en_US"
+
 // SeedDemo creates the demo tenant with an admin and a sales user, unless it exists.
 // It reports whether anything was created; a second run changes nothing.
 func (db *DB) SeedDemo(ctx context.Context) (*Tenant, bool, error) {
@@ -32,7 +37,7 @@ func (db *DB) SeedDemo(ctx context.Context) (*Tenant, bool, error) {
 		if err := s.EnsureBuiltinRoles(ctx); err != nil {
 			return err
 		}
-		if err := s.EnsureDefaultMasters(ctx); err != nil {
+		if err := s.EnsureDefaultMasters(ctx, demoMastersLocale); err != nil {
 			return err
 		}
 		admin, err := s.CreateUser(ctx, NewUser{Email: DemoAdminEmail, Name: "Alex Admin", Phone: "0612345678",

@@ -16,7 +16,7 @@ import (
 
 func newTenant(t *testing.T, db *store.DB, name, email string) (*store.Tenant, *store.User) {
 	t.Helper()
-	tn, u, err := db.CreateTenant(context.Background(), store.NewTenant{Name: name, AdminEmail: email, AdminPassword: "Secret1!x"})
+	tn, u, err := db.CreateTenant(context.Background(), store.NewTenant{DefaultLocale: "en_US", Name: name, AdminEmail: email, AdminPassword: "Secret1!x"})
 	if err != nil {
 		t.Fatalf("create tenant: %v", err)
 	}
@@ -67,7 +67,7 @@ func TestCreateTenantIsAllOrNothing(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		newTenant(t, db, "Acme", "boss@acme.test")
-		_, _, err := db.CreateTenant(ctx, store.NewTenant{Name: "Other", AdminEmail: "boss@acme.test", AdminPassword: "Secret1!x"})
+		_, _, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Other", AdminEmail: "boss@acme.test", AdminPassword: "Secret1!x"})
 		var verr validate.Errors
 		if !errors.As(err, &verr) || verr["email"] != validate.KeyTaken {
 			t.Fatalf("duplicate admin email: got %v", err)
@@ -75,7 +75,7 @@ func TestCreateTenantIsAllOrNothing(t *testing.T) {
 		if _, err := db.TenantByName(ctx, "Other"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("half-written tenant left behind: %v", err)
 		}
-		_, _, err = db.CreateTenant(ctx, store.NewTenant{Name: "Weak", AdminEmail: "weak@acme.test", AdminPassword: "password"})
+		_, _, err = db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Weak", AdminEmail: "weak@acme.test", AdminPassword: "password"})
 		if !errors.As(err, &verr) || verr["password"] != validate.KeyInvalidPassword {
 			t.Fatalf("weak password: got %v", err)
 		}
@@ -201,7 +201,7 @@ func TestScopeWithoutPermissionsIsRestrictive(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, admin, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		tn, admin, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestImportPermissionsAreTheStores(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func (db *DB) CreateTenant(ctx context.Context, n NewTenant) (*Tenant, *User, er
 		if err := s.EnsureBuiltinRoles(ctx); err != nil {
 			return err
 		}
-		if err := s.EnsureDefaultMasters(ctx); err != nil {
+		if err := s.EnsureDefaultMasters(ctx, n.DefaultLocale); err != nil {
 			return err
 		}
 		var err error

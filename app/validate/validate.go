@@ -115,7 +115,22 @@ func Email(s string) bool {
 	return err == nil && a.Address == s && a.Name == ""
 }
 
-// Phone (admin): 10 to 15 digits only.
+// NormalisePhone takes away the formatting people type in a phone number — spaces, dashes,
+// dots, slashes, parentheses and a leading + — so "(202) 555-0147" is stored as "2025550147". Any other
+// character is kept, for Phone to refuse. Forms, the API and imports all store through it.
+func NormalisePhone(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "+")
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\u00a0', '\t', '-', '.', '(', ')', '/':
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Phone (admin): 10 to 15 digits only (after NormalisePhone).
 func Phone(s string) bool { return phoneRE.MatchString(s) }
 
 // MobilePhone (mobile lead form): exactly 10 digits.

@@ -44,6 +44,18 @@ func TestValidators(t *testing.T) {
 	}
 }
 
+func TestNormalisePhone(t *testing.T) {
+	for in, want := range map[string]string{"(202) 555-0147": "2025550147", "+1 202.555.0147": "12025550147",
+		" 030/123 4567 ": "0301234567", "202-555-01x7": "20255501x7", "12+34": "12+34", "": ""} {
+		if got := NormalisePhone(in); got != want {
+			t.Errorf("NormalisePhone(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !Phone(NormalisePhone("(202) 555-0147")) || Phone(NormalisePhone("(202) 555-01")) {
+		t.Error("normalised numbers are not checked by their digits")
+	}
+}
+
 func TestErrorsKeepFirstKey(t *testing.T) {
 	t.Parallel()
 	e := Errors{}

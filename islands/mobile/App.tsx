@@ -10,7 +10,7 @@ import { config, loadConfig } from './config';
 import { loadMessages, t } from './i18n';
 import { buildPayload, leadFromPayload } from './leads';
 import { LeadList } from './LeadList';
-import { afterSend, enqueue, forOwner, onQueueChange, readQueue, sendNow, startAutoSync, type QueuedLead } from './queue';
+import { afterSend, enqueue, forOwner, onQueueChange, onSynced, readQueue, sendNow, startAutoSync, type QueuedLead } from './queue';
 import { navigate, ROUTES, usePath } from './router';
 import * as storage from './storage';
 import { emptyAddress, emptyLeadForm, emptyMasters, type Address, type LeadForm, type Masters, type Profile } from './types';
@@ -153,6 +153,14 @@ function Screens() {
     return onQueueChange(refresh);
   }, []);
 
+  // Leads that waited on the phone and reached the server in the background: a toast says
+  // so (a lead sent right after Submit has the spec's alert instead).
+  const justSent = useRef<string | null>(null);
+  useEffect(() => onSynced((leads) => {
+    const n = leads.filter((l) => l.client_id !== justSent.current).length;
+    if (n > 0) toast(t('toast.synced', { count: n }), 'success', { timeout: config().toastTimeoutMs });
+  }), []);
+
   // The step-1 draft, restored once.
   useEffect(() => {
     void storage.readDraft().then((d) => setForm({ ...emptyLeadForm(), ...(d ?? {}) }));
@@ -195,6 +203,7 @@ function Screens() {
     const me = profileRef.current;
     await enqueue(payload, leadFromPayload(payload, masters, me), me);
     const offline = !navigator.onLine;
+    justSent.current = clientId;
     const result = offline ? 'offline' : await sendNow(clientId, me);
     if (result === 'synced') window.alert(t('alert.synced'));
     else if (result === 'offline') window.alert(t('alert.savedOffline'));

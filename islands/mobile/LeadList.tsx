@@ -78,7 +78,12 @@ export function LeadList({ online, queue, profile, masters, requestMasters }: Pr
         }
       }
     } else {
-      sum = (await readOnlineCache())?.summary ?? null;
+      // Offline: the list last fetched, with the leads waiting to sync on top (not only them).
+      const cached = await readOnlineCache();
+      if (cached?.result?.length) {
+        next = { leads: applyQuery(cached.result, q, mastersRef.current.stages), total: cached.result.length, page: 1, source: 'cache' };
+      }
+      sum = cached?.summary ?? null;
     }
     if (gen !== generation.current) return;
     setList(next);

@@ -1,7 +1,10 @@
 // The side panel opened from the list's menu button: the profile block, then the menu of
 // spec section 1. Only Leads goes somewhere; Requirements and Clients open and close.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import * as api from './api';
 import { t } from './i18n';
+import { forOwner, readQueue } from './queue';
+import * as storage from './storage';
 import { Link, ROUTES } from './router';
 import type { Profile } from './types';
 
@@ -30,6 +33,24 @@ function Group({ id, label, items }: { id: string; label: string; items: string[
       </ul>
     </li>
   );
+}
+
+/**
+ * signOut ends the session and forgets this user's cached list, masters, draft and profile.
+ * Leads still waiting to sync are never dropped: the user is warned first, and they stay on
+ * the phone, kept for their owner, to be sent when that user signs in again.
+ */
+async function signOut(profile: Profile | null) {
+  const waiting = forOwner(await readQueue(), profile).length; // waiting or refused: not on the server
+  if (waiting > 0 && !window.confirm(t('signOut.waiting', { count: waiting }))) return;
+  try {
+    await api.logout();
+  } catch (err) {
+    console.warn('sign out', err); // offline: the session ends on the server when it expires
+  }
+  await storage.forgetUser();
+  await storage.forgetProfile();
+  window.location.assign('/m/login');
 }
 
 export function SideMenu({ open, profile, onClose }: Props) {
@@ -89,6 +110,11 @@ export function SideMenu({ open, profile, onClose }: Props) {
             {plain.map((k) => (
               <li key={k}><span className="m-menu-item">{t(k)}</span></li>
             ))}
+            <li>
+              <button type="button" className="m-menu-item" data-testid="sign-out" onClick={() => void signOut(profile)}>
+                {t('menu.signOut')}
+              </button>
+            </li>
           </ul>
         </nav>
       </div>

@@ -80,6 +80,8 @@ export interface LeadPage {
 }
 
 export const me = () => call<MeData>('/auth/me');
+/** logout ends the session this phone signed in with. */
+export const logout = () => call<null>('/auth/logout', { method: 'POST' });
 
 export function listLeads(q: ListQuery, page: number, limit: number): Promise<LeadPage> {
   const p = new URLSearchParams({ page: String(page), limit: String(limit) });

@@ -1,5 +1,6 @@
 // Leads as the list shows them, whether from the server, the cache or the offline queue,
 // and the search, sort and filter the phone applies itself when it cannot ask the server.
+import { normalisePhone } from './validation';
 import type { Address, Lead, LeadForm, LeadPayload, ListQuery, Masters, Option, Profile } from './types';
 
 /** The spec's fixed payload values (section 3). The server ignores tenant_id and maps ids it does not know to the tenant's defaults. */
@@ -16,7 +17,7 @@ export function buildPayload(form: LeadForm, billing: Address, shipping: Address
     customer_name: form.leadName.trim(),
     company_name: form.company.trim(),
     company_email: form.email.trim(),
-    company_phone_number: form.phone.trim(),
+    company_phone_number: normalisePhone(form.phone),
     lead_source_id: Number(form.leadSource) || 0,
     billing_address: trim(billing),
     shipping_address: trim(shipping),

@@ -40,6 +40,7 @@ export const clearDraft = () => store.removeItem(KEYS.leadGeneralData);
 
 export const readProfile = () => get<Profile>(KEYS.profile);
 export const writeProfile = (p: Profile) => store.setItem(KEYS.profile, p);
+export const forgetProfile = () => store.removeItem(KEYS.profile);
 
 export const readMasters = () => get<Masters>(KEYS.masters);
 export const writeMasters = (m: Masters) => store.setItem(KEYS.masters, m);

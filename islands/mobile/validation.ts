@@ -8,6 +8,10 @@ const tagRE = /<\s*\/?\s*[a-zA-Z!][^>]*>/;
 
 export type Errors<T> = Partial<Record<keyof T, string>>;
 
+/** normalisePhone mirrors the server's validate.NormalisePhone: spaces, dashes, dots,
+ * parentheses and a leading + are formatting, not part of the number. */
+export const normalisePhone = (s: string) => s.trim().replace(/^\+/, '').replace(/[\s\u00a0.()\/-]/g, '');
+
 const blank = (s: string) => s.trim() === '';
 const hasHTML = (s: string) => tagRE.test(s);
 
@@ -20,7 +24,7 @@ export function validateStep1(f: LeadForm): Errors<LeadForm> {
   else if (hasHTML(f.leadName)) e.leadName = 'error.html';
   if (hasHTML(f.company)) e.company = 'error.html';
   if (!emailRE.test(f.email.trim())) e.email = 'error.email';
-  if (!phoneRE.test(f.phone.trim())) e.phone = 'error.phone';
+  if (!phoneRE.test(normalisePhone(f.phone))) e.phone = 'error.phone';
   if (!f.leadType) e.leadType = 'error.leadType';
   return e;
 }

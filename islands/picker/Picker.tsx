@@ -5,8 +5,8 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { format } from 'date-fns/format';
 import {
-  CLOSE_MS, OPEN_MS, TIME_DEBOUNCE_MS, HOURS, MINUTES, SECONDS, addDays, clamp, clampTime, dateLocale, display,
-  from12, fromValue, inRange, isMode, monthGrid, monthRows, moveMonth, outside, parseTime, pick, sameDay, to12,
+  CLOSE_MS, OPEN_MS, TIME_DEBOUNCE_MS, addDays, clamp, clampTime, dateLocale, display,
+  fromValue, inRange, isMode, monthGrid, monthRows, moveMonth, outside, parseTime, pick, sameDay,
   toValue, weekStart, weekdayNames, yearPage, type Mode, type Range,
 } from './logic';
 
@@ -61,7 +61,6 @@ export function Picker(p: PickerProps) {
   const [view, setView] = useState<View>('days');
   const [focus, setFocus] = useState<Date>(committed.from || clamp(new Date(), min, max));
   const [timeText, setTimeText] = useState('');
-  const [pm, setPm] = useState(false);
   const hiddenFrom = useRef<HTMLInputElement>(null);
   const hiddenTo = useRef<HTMLInputElement>(null);
   const field = useRef<HTMLButtonElement>(null);
@@ -70,7 +69,7 @@ export function Picker(p: PickerProps) {
   const changed = useRef(false);
 
   const time = draft.from || focus;
-  const h = time.getHours(), m = time.getMinutes(), s = time.getSeconds();
+  const h = time.getHours(), m = time.getMinutes(), s = time.getSeconds(); // kept when a day is picked
 
   useEffect(() => {
     if (phase === 'open' && view === 'days') {
@@ -90,8 +89,7 @@ export function Picker(p: PickerProps) {
     setDraft(committed);
     setFocus(start);
     setView('days');
-    setPm(to12(start.getHours()).pm);
-    setTimeText(format(start, p.seconds ? 'HH:mm:ss' : 'HH:mm'));
+    setTimeText(timeOf(start));
     setPhase('open');
   }
 
@@ -122,7 +120,11 @@ export function Picker(p: PickerProps) {
     const d = clamp(new Date(base.getFullYear(), base.getMonth(), base.getDate(), ch, cm, cs), min, max);
     setDraft({ from: d, to: null });
     setFocus(d);
-    setPm(ch >= 12);
+  }
+
+  // timeOf is the time as the typed box shows it.
+  function timeOf(d: Date): string {
+    return format(d, p.hour12 ? (p.seconds ? 'h:mm:ss a' : 'h:mm a') : (p.seconds ? 'HH:mm:ss' : 'HH:mm'));
   }
 
   function typedTime(text: string) {
@@ -285,32 +287,12 @@ export function Picker(p: PickerProps) {
           {withTime && (
             <fieldset className="picker-time">
               <legend>{L.time}</legend>
+              {/* One way to enter the time: typed, as the field shows it (24-hour, or with am/pm). */}
               <label>
                 <span className="sr-only">{L.time}</span>
-                <input type="text" inputMode="numeric" className="picker-typed" value={timeText} size={8}
+                <input type="text" inputMode="text" className="picker-typed" value={timeText} size={11} autoComplete="off"
                   onChange={(e) => typedTime(e.target.value)} aria-label={L.time} data-testid="picker-time" />
               </label>
-              <label>{L.hours}
-                <input type="number" min={p.hour12 ? 1 : HOURS.min} max={p.hour12 ? 12 : HOURS.max} step={HOURS.step}
-                  value={p.hour12 ? to12(h).hour : h}
-                  onChange={(e) => setTime(p.hour12 ? from12(Number(e.target.value), pm) : Number(e.target.value), m, s)} />
-              </label>
-              <label>{L.minutes}
-                <input type="number" min={MINUTES.min} max={MINUTES.max} step={MINUTES.step} value={m}
-                  onChange={(e) => setTime(h, Number(e.target.value), s)} />
-              </label>
-              {p.seconds && (
-                <label>{L.seconds}
-                  <input type="number" min={SECONDS.min} max={SECONDS.max} step={SECONDS.step} value={s}
-                    onChange={(e) => setTime(h, m, Number(e.target.value))} />
-                </label>
-              )}
-              {p.hour12 && (
-                <span role="group" aria-label={L.am + '/' + L.pm}>
-                  <button type="button" aria-pressed={!pm} onClick={() => setTime(from12(to12(h).hour, false), m, s)}>{L.am}</button>
-                  <button type="button" aria-pressed={pm} onClick={() => setTime(from12(to12(h).hour, true), m, s)}>{L.pm}</button>
-                </span>
-              )}
             </fieldset>
           )}
           <div className="picker-actions">

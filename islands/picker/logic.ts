@@ -178,9 +178,15 @@ export function from12(hour: number, pm: boolean): number {
 
 /** parseTime reads typed "HH:mm" or "HH:mm:ss" (clamped); null when it is not a time. */
 export function parseTime(text: string): [number, number, number] | null {
-  const m = /^\s*(\d{1,2})(?::(\d{1,2}))?(?::(\d{1,2}))?\s*$/.exec(text);
+  // "9:30", "21:30:15", and with a 12-hour clock "9:30 pm" / "9:30 PM" / "9:30 p.m.".
+  const m = /^\s*(\d{1,2})(?::(\d{1,2}))?(?::(\d{1,2}))?\s*(?:([ap])\.?\s*m\.?)?\s*$/i.exec(text);
   if (!m) return null;
-  return clampTime(Number(m[1]), Number(m[2] || 0), Number(m[3] || 0));
+  let hour = Number(m[1]);
+  if (m[4]) {
+    if (hour < 1 || hour > 12) return null;
+    hour = from12(hour, m[4].toLowerCase() === 'p');
+  }
+  return clampTime(hour, Number(m[2] || 0), Number(m[3] || 0));
 }
 
 /** The values a native date or datetime-local input posts, and what the hidden input posts. */

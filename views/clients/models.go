@@ -5,6 +5,7 @@ package clients
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"crm/app/store"
@@ -46,6 +47,23 @@ type View struct {
 	CanDelete bool
 	Documents Documents
 	History   []HistoryItem
+	// Reminders are the reminders of the lead it was converted from (reminders belong to
+	// leads); nil when there is none or the caller may not see leads.
+	Reminders []Reminder
+}
+
+// OneLine writes an address on one line, its filled parts joined.
+func OneLine(a *store.Address) string {
+	if a == nil {
+		return ""
+	}
+	var parts []string
+	for _, s := range []string{a.FlatNo, a.Street, a.City, a.State, a.Zip, a.Country} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // HistoryItem is one journey entry of a client.

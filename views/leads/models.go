@@ -118,7 +118,13 @@ var journeyFields = map[string]string{"lead_stage": "lead_stage_id", "lead_statu
 
 // special are the fields whose every change the store also records as an entry of its own
 // (stage, status, owner): the timeline shows them there, not again in the update.
-var special = map[string]bool{"lead_stage": true, "lead_status": true, "owner": true}
+var special = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range store.OwnEntryFields {
+		m[f] = true
+	}
+	return m
+}()
 
 // Journey turns the store's entries into timeline items: an update lists each changed field
 // with its value before and after; a stage, status or owner change names both values.
