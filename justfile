@@ -22,6 +22,7 @@ run: build
 # Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
 test: lint typecheck audit build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
+    {{just_executable()}} fuzz
     TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./cmd/crm
     node --test --test-concurrency=1 e2e/
 
@@ -46,6 +47,21 @@ audit:
 # Known vulnerabilities in the Go code and modules it calls (govulncheck).
 vulncheck:
     go run golang.org/x/vuln/cmd/govulncheck@latest ./...
+
+# Each fuzz target for a few seconds (go test -fuzz; their seed corpora, f.Add and
+# testdata/fuzz/, run with every `go test`). A crash is written to the package's
+# testdata/fuzz/<target>/ and stays there as a test case. FUZZTIME=10s to dig longer.
+fuzz:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    for target in \
+        app/web:FuzzReadJSON app/web:FuzzReadForm app/web:FuzzListQuery \
+        app/leads:FuzzLeadPayloads app/leads:FuzzLeadQuery app/clients:FuzzClientPayloads app/clients:FuzzClientQuery \
+        app/reminders:FuzzReminderPayload app/documents:FuzzDocumentPayload app/settings:FuzzSettingsPayloads \
+        app/imports:FuzzRunPayload app/session:FuzzLoginRequest app/contact:FuzzContactForm \
+        app/validate:FuzzValidators app/importer:FuzzCSV; do
+        go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${FUZZTIME:-4s}" "./${target%%:*}"
+    done
 
 # Type-check the front end (islands/, per tsconfig.json).
 typecheck:

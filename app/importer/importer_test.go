@@ -481,3 +481,39 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// A cell with a NUL or another control character fails its row (invalidCharacters), as the
+// API refuses such text; the row's reason does not keep the cell. The notes keep their
+// line breaks.
+func TestImportRefusesControlCharactersInCells(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := db.System(tn.ID, u.ID)
+		data := []byte("Customer Name,Company Email,Notes\nA\x00nn,ann@x.test,ok\nBob,bob@x.test,\"two\nlines\"\nCy,cy@x.test,bell\x07\n")
+		im := upload(t, s, store.EntityLead, data)
+		b, err := importer.NewBuilder(ctx, s, im)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := importer.Open(data, importer.Format{Delimiter: ','})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"customer_name", "", "notes"}
+		for i, field := range want {
+			row, _ := rows.Next()
+			it := b.Item(row)
+			switch {
+			case field == "" && it.Reason != nil:
+				t.Errorf("row %d refused: %+v", i+2, it.Reason)
+			case field != "" && (it.Reason == nil || it.Reason.Errors[field] != "invalidCharacters"):
+				t.Errorf("row %d: %+v, want %s: invalidCharacters", i+2, it.Reason, field)
+			}
+		}
+	})
+}

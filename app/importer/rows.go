@@ -105,6 +105,14 @@ func (b *Builder) Item(row Row) store.ImportItem {
 		if cell == "" {
 			continue
 		}
+		// Text the databases cannot store (NUL, control characters) fails the row, as the
+		// API refuses it (validate.Text); the cell is not kept in the reason either.
+		if !validate.Text(cell, f == "notes") {
+			if it.Reason == nil {
+				it.Reason = &store.RowReason{Code: store.ReasonInvalid, Errors: validate.Errors{f: validate.KeyInvalidCharacters}}
+			}
+			continue
+		}
 		if f == "company_phone_number" {
 			cell = validate.NormalisePhone(cell) // before matching on it, as the store saves it
 		}

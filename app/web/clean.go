@@ -54,8 +54,9 @@ func cleanValues(vals url.Values) error {
 	return errs.Err()
 }
 
-// badQuery is the first query parameter (by name) whose name or value is not clean, or "".
-func badQuery(q url.Values) string {
+// badQuery finds the first query parameter (by name) whose name or value is not clean;
+// the name is printable for the message (a parameter may well have an empty name).
+func badQuery(q url.Values) (name string, bad bool) {
 	names := make([]string, 0, len(q))
 	for name := range q {
 		names = append(names, name)
@@ -68,15 +69,15 @@ func badQuery(q url.Values) string {
 					return '?'
 				}
 				return r
-			}, name), "?")
+			}, name), "?"), true
 		}
 		for _, v := range q[name] {
 			if !validate.Text(v, false) {
-				return name
+				return name, true
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // CleanQuery refuses (400, in the caller's language) a request whose query string holds a
@@ -90,7 +91,7 @@ func (k *Kit) CleanQuery(next http.Handler) http.Handler {
 				k.Fail(w, r, BadRequest("inputs.badQuery", err))
 				return
 			}
-			if name := badQuery(q); name != "" {
+			if name, bad := badQuery(q); bad {
 				k.Fail(w, r, BadRequest("inputs.queryCharacters", nil, "Field", name))
 				return
 			}
