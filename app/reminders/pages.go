@@ -42,7 +42,7 @@ func (h *Handler) Form(r *http.Request, action, cancel string, values, errs map[
 	// The due date-time: the shared picker field, whose bundle the admin shell's script loads
 	// as soon as the field is on the page (islands/lib/lazy.ts); the page names no script.
 	f.Picker = components.Picker{ID: "f-due-at", Name: "due_at", Label: web.T(r, "remindersPage.field.due"),
-		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker"}
+		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker", Load: components.PickerOnIntent}
 	return f, nil
 }
 
@@ -251,7 +251,7 @@ func (h *Handler) NotificationsPage(w http.ResponseWriter, r *http.Request) {
 	n := clientsview.Notifications{Rows: Rows(kept),
 		CanUpdate: web.Caller(r).Perms.Allows(auth.FeatureLeads, auth.Update),
 		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: web.T(r, "remindersPage.dueBetween"),
-			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
+			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range", Load: components.PickerOnIntent}}
 	h.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))
 }
 
