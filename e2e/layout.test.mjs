@@ -34,7 +34,9 @@ for (const file of readdirSync(join(ROOT, 'locales')).filter((f) => f.endsWith('
 
 // Known untranslated keys that another helper of the same issue is fixing (leave empty when
 // there are none). Each entry is a message id; the coordinator is told about them.
-const KNOWN_KEYS = new Set([]);
+// leadsPage.action.*: the lead page's history shows them untranslated; the `edges` helper of
+// issue 10 fixes that (remove these two when it lands).
+const KNOWN_KEYS = new Set(['leadsPage.action.reminder', 'leadsPage.action.document']);
 
 let server;
 let browser;
