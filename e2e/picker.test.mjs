@@ -118,6 +118,8 @@ test('pick a date range with the picker in a browser', async () => {
   try {
     await login(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(new URL('/notifications', server.url).href);
+    // The picker's bundle comes on intent: focusing the native field brings it in.
+    await page.focus('#f-due-from');
     const open = page.locator('[data-testid=due-range-open]');
     await open.waitFor();
     // Keyboard: the dialog opens on the current day, arrows move, Escape closes.
@@ -159,7 +161,9 @@ test('the reminder form posts the picked date-time', async () => {
     const lead = await page.$eval('[data-testid=lead-table] tbody tr a[href^="/leads/"]', (a) => a.getAttribute('href'));
     await page.goto(new URL(lead, server.url).href);
     await page.fill('#f-title', 'Follow up');
+    await page.focus('#f-due-at'); // the picker's bundle comes on intent
     const open = page.locator('[data-testid=due-picker-open]');
+    await open.waitFor();
     await open.click();
     // Keyboard: the focused day moves with the arrows and Enter picks it.
     await page.keyboard.press('ArrowDown');
