@@ -748,7 +748,7 @@ func TestClientListDatePicker(t *testing.T) {
 			b.Form(lead+"/reminders", url.Values{"title": {"Call"}, "due_at": {"31/31/2020"}}).WantStatus(422),
 		} {
 			due := pickerHost(t, r, "due-picker")
-			if strings.Contains(due, `data-load=`) || !strings.Contains(due, `&#34;withTime&#34;:true`) || !strings.Contains(due, `&#34;required&#34;:true`) {
+			if !strings.Contains(due, `data-load="intent"`) || !strings.Contains(due, `&#34;withTime&#34;:true`) || !strings.Contains(due, `&#34;required&#34;:true`) {
 				t.Errorf("reminder due picker: %s", due)
 			}
 			r.Has(`type="datetime-local"`, `id="f-due-at" name="due_at"`)
@@ -762,7 +762,7 @@ func TestClientListDatePicker(t *testing.T) {
 		}
 		notes := b.Get("/notifications?from=2026-01-05&to=2026-01-09").WantStatus(200)
 		due := pickerHost(t, notes, "due-range")
-		if strings.Contains(due, `data-load=`) || !strings.Contains(due, `&#34;mode&#34;:&#34;range&#34;`) || !strings.Contains(due, `&#34;label&#34;:&#34;Due between&#34;`) {
+		if !strings.Contains(due, `data-load="intent"`) || !strings.Contains(due, `&#34;mode&#34;:&#34;range&#34;`) || !strings.Contains(due, `&#34;label&#34;:&#34;Due between&#34;`) {
 			t.Errorf("notifications picker: %s", due)
 		}
 		notes.Has(`<input type="date" value="2026-01-05" id="f-due-from" name="from">`, `<input type="date" value="2026-01-09" id="f-due-from-to" name="to">`)
