@@ -251,7 +251,7 @@ func (h *Handler) NotificationsPage(w http.ResponseWriter, r *http.Request) {
 	n := clientsview.Notifications{Rows: Rows(kept),
 		CanUpdate: web.Caller(r).Perms.Allows(auth.FeatureLeads, auth.Update),
 		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: web.T(r, "remindersPage.dueBetween"),
-			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range", Load: components.PickerOnIntent}}
+			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
 	h.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))
 }
 
