@@ -75,6 +75,11 @@ test-go: build-assets
 check-postgres:
     @go run ./cmd/pgcheck '{{pg_url}}' || (echo "PostgreSQL is not reachable at {{pg_url}}: start it (pg_ctlcluster 15 main start) or set TEST_DATABASE_URL" >&2; exit 1)
 
+# Lighthouse (mobile, simulated Slow 4G) on the sign-in, home, lead and client lists, a lead
+# page and the mobile list: 3 runs each (LH_RUNS), the median score and LCP. Not in `test`.
+lighthouse: build
+    node e2e/lighthouse.mjs
+
 # Browser tests only.
 e2e: build
     node --test --test-concurrency=1 e2e/

@@ -117,8 +117,8 @@ export async function startServer({ demo = true, args = [] } = {}) {
   return { url, dir, stop };
 }
 
-/** Launch the system Chromium, headless. */
-export function launchBrowser() {
+/** Launch the system Chromium, headless (with `port`, open to Lighthouse on that debugging port). */
+export function launchBrowser({ port } = {}) {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
   }
@@ -134,6 +134,7 @@ export function launchBrowser() {
       '--disable-sync',
       '--disable-quic',
       '--no-first-run',
+      ...(port ? [`--remote-debugging-port=${port}`] : []),
     ],
   });
 }

@@ -159,7 +159,9 @@ test('the reminder form posts the picked date-time', async () => {
     const lead = await page.$eval('[data-testid=lead-table] tbody tr a[href^="/leads/"]', (a) => a.getAttribute('href'));
     await page.goto(new URL(lead, server.url).href);
     await page.fill('#f-title', 'Follow up');
+    await page.focus('#f-due-at'); // the picker's bundle comes on intent
     const open = page.locator('[data-testid=due-picker-open]');
+    await open.waitFor();
     await open.click();
     // Keyboard: the focused day moves with the arrows and Enter picks it.
     await page.keyboard.press('ArrowDown');

@@ -2,6 +2,7 @@
 // (the date-time picker) and small conveniences.
 // Everything here is an enhancement: the pages work without it.
 import htmx from 'htmx.org';
+import { init as drawer } from './lib/drawer';
 import { init as islandsOnDemand } from './lib/lazy';
 import { begin, end, skipped } from './lib/overlay';
 import { arm, toast } from './lib/toast';
@@ -11,7 +12,7 @@ declare global {
   interface Window { htmx: typeof htmx }
 }
 window.htmx = htmx;
-document.documentElement.classList.add('js');
+document.documentElement.classList.add('js'); // boot.ts did already, unless it failed
 
 const ADMIN_TOAST_MS = 5000;
 
@@ -83,6 +84,7 @@ document.addEventListener('change', (e) => {
   el.form.requestSubmit();
 });
 
+drawer();
 islandsOnDemand(document.querySelector<HTMLElement>('script[data-islands]'));
 
 document.addEventListener('DOMContentLoaded', () => {

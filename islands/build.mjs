@@ -12,6 +12,7 @@ for (const f of readdirSync(outdir)) {
 
 const entries = {
   admin: 'islands/admin.ts',
+  boot: 'islands/boot.ts',
   board: 'islands/board.ts',
   islands: 'islands/islands.tsx',
   picker: 'islands/picker/main.tsx',

@@ -748,7 +748,7 @@ func TestClientListDatePicker(t *testing.T) {
 			b.Form(lead+"/reminders", url.Values{"title": {"Call"}, "due_at": {"31/31/2020"}}).WantStatus(422),
 		} {
 			due := pickerHost(t, r, "due-picker")
-			if strings.Contains(due, `data-load=`) || !strings.Contains(due, `&#34;withTime&#34;:true`) || !strings.Contains(due, `&#34;required&#34;:true`) {
+			if !strings.Contains(due, `data-load="intent"`) || !strings.Contains(due, `&#34;withTime&#34;:true`) || !strings.Contains(due, `&#34;required&#34;:true`) {
 				t.Errorf("reminder due picker: %s", due)
 			}
 			r.Has(`type="datetime-local"`, `id="f-due-at" name="due_at"`)

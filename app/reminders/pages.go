@@ -42,7 +42,7 @@ func (h *Handler) Form(r *http.Request, action, cancel string, values, errs map[
 	// The due date-time: the shared picker field, whose bundle the admin shell's script loads
 	// as soon as the field is on the page (islands/lib/lazy.ts); the page names no script.
 	f.Picker = components.Picker{ID: "f-due-at", Name: "due_at", Label: web.T(r, "remindersPage.field.due"),
-		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker"}
+		Value: values["due_at"], WithTime: true, Required: true, Error: errs["due_at"], TestID: "due-picker", Load: components.PickerOnIntent}
 	return f, nil
 }
 

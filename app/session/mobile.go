@@ -117,7 +117,13 @@ func (h *Handler) MobileScreen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	h.web.Render(w, r, http.StatusOK, mobileview.Shell(h.mobileShell(r, lang), string(props)))
+	page := h.mobileShell(r, lang)
+	page.Preload = []string{mobileLocaleURL(lang), apiPrefix + "/config.json"}
+	if r.URL.Path == mobileHome {
+		// The list's first call as the island makes it with no search, sort or filter.
+		page.Preload = append(page.Preload, apiPrefix+"/lead/list-customer-lead?page=1&limit="+strconv.Itoa(mobilePageSize))
+	}
+	h.web.Render(w, r, http.StatusOK, mobileview.Shell(page, string(props)))
 }
 
 func (h *Handler) mobileShell(r *http.Request, lang string) mobileview.Page {

@@ -51,7 +51,7 @@ func (k *Kit) BareShell(r *http.Request, title string) layout.Shell {
 		title = T(r, "app.name")
 	}
 	cur := Locale(r)
-	sh := layout.Shell{Title: title, CurrentPath: r.URL.RequestURI(), CSS: k.Assets.URL("app.css"), JS: k.Assets.URL("admin.js")}
+	sh := layout.Shell{Title: title, CurrentPath: r.URL.RequestURI(), CSS: k.Assets.URL("app.css"), JS: k.Assets.URL("admin.js"), Boot: k.Assets.URL("boot.js")}
 	if src := k.Assets.URL("picker.js"); src != "" {
 		sh.Islands = map[string]string{"picker": src}
 	}

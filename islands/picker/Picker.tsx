@@ -193,7 +193,7 @@ export function Picker(p: PickerProps) {
           data-testid={p.testid ? p.testid + '-open' : undefined}
         >
           <span className={shown ? '' : 'muted'}>{shown || L.open}</span>
-          <span aria-hidden="true" className="picker-icon">📅</span>
+          <svg aria-hidden="true" focusable="false" className="icon picker-icon"><use href="#i-calendar" /></svg>
         </button>
       </div>
       {p.error && <p className="field-error" id={p.errorId} data-testid={'error-' + p.name}>{p.error}</p>}

@@ -14,6 +14,9 @@ type Shell struct {
 	Locales     []Option
 	CSS         string
 	JS          string
+	// Boot is the tiny blocking script that marks the page as scripted (the js class)
+	// before its first paint, so the deferred script moves nothing when it arrives.
+	Boot string
 	// Islands maps an island's name to its bundle's URL ("picker" → the picker's bundle).
 	// The shell's script loads a bundle on demand, when its island is on the page (or, for
 	// a field marked data-load="intent", when the user first points at or focuses it).

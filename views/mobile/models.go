@@ -6,6 +6,9 @@ type Page struct {
 	Title string
 	CSS   string
 	JS    string
+	// Preload are the calls the screen makes first (messages, configuration, the list's
+	// first page): fetched with the bundle, not after it, so the list paints sooner.
+	Preload []string
 }
 
 // Props are what the mobile island reads from its mount point. Translated strings are
