@@ -220,15 +220,15 @@ func (s *server) routes(h handlers) http.Handler {
 
 		// Import and export (app/imports, app/exports): CSV export of the lead and client
 		// lists with their current query; CSV import of leads or clients, run in the background.
-		// Importing needs create on leads or clients (undoing: delete), and the handler refuses
-		// an import of a kind the caller may not create; another user's or tenant's import is
-		// not found.
+		// Exporting needs export, importing needs import on leads or clients (undoing: delete
+		// too), and the store refuses an import of a kind the caller may not import; another
+		// user's or tenant's import is not found.
 		r.Group(func(r chi.Router) {
 			r.Use(s.web.RequireAuth)
-			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/leads/export.csv", h.exports.LeadExport)
-			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/v1/api/lead/export-customer-lead", h.exports.LeadExport)
-			r.With(s.web.Can(auth.FeatureClients, auth.View)).Get("/clients/export.csv", h.exports.ClientExport)
-			r.With(s.web.Can(auth.FeatureClients, auth.View)).Get("/v1/api/client/export-customer-client", h.exports.ClientExport)
+			r.With(s.web.Can(auth.FeatureLeads, auth.Export)).Get("/leads/export.csv", h.exports.LeadExport)
+			r.With(s.web.Can(auth.FeatureLeads, auth.Export)).Get("/v1/api/lead/export-customer-lead", h.exports.LeadExport)
+			r.With(s.web.Can(auth.FeatureClients, auth.Export)).Get("/clients/export.csv", h.exports.ClientExport)
+			r.With(s.web.Can(auth.FeatureClients, auth.Export)).Get("/v1/api/client/export-customer-client", h.exports.ClientExport)
 			importer, undoer := s.web.CanAny(importers...), s.web.CanAny(undoers...)
 			r.With(importer).Get("/imports", h.imports.ImportsPage)
 			r.With(importer).Get("/imports/new", h.imports.ImportNewPage)

@@ -20,7 +20,7 @@ var navigation = []web.NavEntry{
 
 // importers may import leads or clients; undoers may undo such an import.
 var (
-	importers = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Create}, {Feature: auth.FeatureClients, Action: auth.Create}}
+	importers = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Import}, {Feature: auth.FeatureClients, Action: auth.Import}}
 	undoers   = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Delete}, {Feature: auth.FeatureClients, Action: auth.Delete}}
 )
 

@@ -66,13 +66,25 @@ var (
 	ClientsCreate  = Perm{auth.FeatureClients, auth.Create}
 	ClientsUpdate  = Perm{auth.FeatureClients, auth.Update}
 	ClientsDelete  = Perm{auth.FeatureClients, auth.Delete}
+	LeadsExport    = Perm{auth.FeatureLeads, auth.Export}
+	LeadsImport    = Perm{auth.FeatureLeads, auth.Import}
+	ClientsExport  = Perm{auth.FeatureClients, auth.Export}
+	ClientsImport  = Perm{auth.FeatureClients, auth.Import}
+	RolesView      = Perm{auth.FeatureRoles, auth.View}
+	RolesCreate    = Perm{auth.FeatureRoles, auth.Create}
+	RolesUpdate    = Perm{auth.FeatureRoles, auth.Update}
+	RolesDelete    = Perm{auth.FeatureRoles, auth.Delete}
+	UsersView      = Perm{auth.FeatureUsers, auth.View}
+	UsersCreate    = Perm{auth.FeatureUsers, auth.Create}
+	UsersUpdate    = Perm{auth.FeatureUsers, auth.Update}
+	UsersDelete    = Perm{auth.FeatureUsers, auth.Delete}
 	SettingsView   = Perm{auth.FeatureSettings, auth.View}
 	SettingsCreate = Perm{auth.FeatureSettings, auth.Create}
 	SettingsUpdate = Perm{auth.FeatureSettings, auth.Update}
 	SettingsDelete = Perm{auth.FeatureSettings, auth.Delete}
 
 	// importers may import leads or clients; undoers may undo such an import.
-	importers = []Perm{LeadsCreate, ClientsCreate}
+	importers = []Perm{LeadsImport, ClientsImport}
 	undoers   = []Perm{LeadsDelete, ClientsDelete}
 )
 
@@ -208,7 +220,7 @@ var Routes = func() map[string]Route {
 		"GET /reminders/{id}/delete":                {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
 		"POST /reminders/{id}/delete":               {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound},
 		"GET /notifications":                        {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true},
-		"GET /leads/export.csv":                     {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /leads/export.csv":                     {Who: Permitted, Perms: []Perm{LeadsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 		"POST /leads/{id}/documents":                {Who: Permitted, Perms: []Perm{LeadsCreate}, ID: "lead", Upload: docUpload, Tenant: NotFound},
 		"GET /leads/{id}/documents/{docID}/edit":    {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "lead", Params: map[string]string{"docID": "leadDoc"}, Tenant: NotFound, OwnerSees: true},
 		"POST /leads/{id}/documents/{docID}/edit":   {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "lead", Params: map[string]string{"docID": "leadDoc"}, Form: "name=renamed.txt&tag=t", Tenant: NotFound},
@@ -226,7 +238,7 @@ var Routes = func() map[string]Route {
 		"POST /clients/{id}/edit":                     {Who: Permitted, Perms: []Perm{ClientsUpdate}, ID: "client", Form: personForm, Tenant: NotFound},
 		"GET /clients/{id}/delete":                    {Who: Permitted, Perms: []Perm{ClientsDelete}, ID: "client", Tenant: NotFound, OwnerSees: true},
 		"POST /clients/{id}/delete":                   {Who: Permitted, Perms: []Perm{ClientsDelete}, ID: "client", Tenant: NotFound},
-		"GET /clients/export.csv":                     {Who: Permitted, Perms: []Perm{ClientsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /clients/export.csv":                     {Who: Permitted, Perms: []Perm{ClientsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 		"POST /clients/{id}/documents":                {Who: Permitted, Perms: []Perm{ClientsCreate}, ID: "client", Upload: docUpload, Tenant: NotFound},
 		"GET /clients/{id}/documents/{docID}/edit":    {Who: Permitted, Perms: []Perm{ClientsUpdate}, ID: "client", Params: map[string]string{"docID": "clientDoc"}, Tenant: NotFound, OwnerSees: true},
 		"POST /clients/{id}/documents/{docID}/edit":   {Who: Permitted, Perms: []Perm{ClientsUpdate}, ID: "client", Params: map[string]string{"docID": "clientDoc"}, Form: "name=renamed.txt&tag=t", Tenant: NotFound},
@@ -244,23 +256,23 @@ var Routes = func() map[string]Route {
 		"GET /settings/stages":                      {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated, OwnerSees: true},
 		"POST /settings/stages":                     {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "default_stage_id={stage1}&won_stage_id={stage2}&lost_stage_id={stage3}", Tenant: Refused},
 
-		// Imports: routes.go lets in whoever may create (to undo: delete) leads or clients;
-		// the handler checks the import's own entity (create to upload and run, update too for
-		// an upsert, delete to undo); an import is its user's.
+		// Imports: routes.go lets in whoever may import (to undo: delete) leads or clients;
+		// the store checks the import's own entity (import to upload and run, update too for
+		// an upsert, import and delete to undo); an import is its user's.
 		"GET /imports":                            {Who: Permitted, AnyOf: importers, Tenant: Isolated, OwnerSees: true},
 		"GET /imports/new":                        {Who: Permitted, AnyOf: importers, Tenant: Isolated},
-		"POST /imports/new":                       {Who: Permitted, Perms: []Perm{LeadsCreate}, AnyOf: importers, Upload: &FileBody{Fields: "entity=lead", Field: "file", Name: "people.csv", Data: importCSV}},
+		"POST /imports/new":                       {Who: Permitted, Perms: []Perm{LeadsImport}, AnyOf: importers, Upload: &FileBody{Fields: "entity=lead", Field: "file", Name: "people.csv", Data: importCSV}},
 		"GET /imports/{id}":                       {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"POST /imports/{id}/run":                  {Who: Permitted, Perms: []Perm{LeadsCreate, LeadsUpdate}, ID: "import", Form: "map.0=customer_name&map.1=company_email&mode=upsert&match_key=email", Tenant: NotFound},
+		"POST /imports/{id}/run":                  {Who: Permitted, Perms: []Perm{LeadsImport, LeadsUpdate}, ID: "import", Form: "map.0=customer_name&map.1=company_email&mode=upsert&match_key=email", Tenant: NotFound},
 		"GET /imports/{id}/progress":              {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound},
 		"GET /imports/{id}/report.csv":            {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"GET /imports/{id}/undo":                  {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"POST /imports/{id}/undo":                 {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
-		"POST /v1/api/import/create-import":       {Who: Permitted, Perms: []Perm{LeadsCreate}, Query: "entity=lead", Upload: &FileBody{Field: "file", Name: "people.csv", Data: importCSV}},
+		"GET /imports/{id}/undo":                  {Who: Permitted, Perms: []Perm{LeadsImport, LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound, OwnerSees: true},
+		"POST /imports/{id}/undo":                 {Who: Permitted, Perms: []Perm{LeadsImport, LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
+		"POST /v1/api/import/create-import":       {Who: Permitted, Perms: []Perm{LeadsImport}, Query: "entity=lead", Upload: &FileBody{Field: "file", Name: "people.csv", Data: importCSV}},
 		"GET /v1/api/import/list-import":          {Who: Permitted, AnyOf: importers, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 		"GET /v1/api/import/view-import/{id}":     {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"PATCH /v1/api/import/run-import/{id}":    {Who: Permitted, Perms: []Perm{LeadsCreate, LeadsUpdate}, ID: "import", JSON: `{"mapping":["customer_name","company_email"],"mode":"upsert","match_key":"email"}`, Tenant: NotFound},
-		"PATCH /v1/api/import/undo-import/{id}":   {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
+		"PATCH /v1/api/import/run-import/{id}":    {Who: Permitted, Perms: []Perm{LeadsImport, LeadsUpdate}, ID: "import", JSON: `{"mapping":["customer_name","company_email"],"mode":"upsert","match_key":"email"}`, Tenant: NotFound},
+		"PATCH /v1/api/import/undo-import/{id}":   {Who: Permitted, Perms: []Perm{LeadsImport, LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
 		"GET /v1/api/import/list-import-row/{id}": {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound},
 		"GET /v1/api/import/report-import/{id}":   {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
 
@@ -289,7 +301,7 @@ var Routes = func() map[string]Route {
 		"PUT /v1/api/lead/update-remainders/{id}":             {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "reminder", JSON: reminderJSON, Tenant: NotFound},
 		"DELETE /v1/api/lead/delete-remainders/{id}":          {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound},
 		"GET /v1/api/notifications":                           {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
-		"GET /v1/api/lead/export-customer-lead":               {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /v1/api/lead/export-customer-lead":               {Who: Permitted, Perms: []Perm{LeadsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 
 		// Clients API.
 		"POST /v1/api/client/create-customer-client":        {Who: Permitted, Perms: []Perm{ClientsCreate}, JSON: `{"customer_name":"New","company_email":"new@example.test","company_phone_number":"0123456789","company_type_id":{business_type}}`, Tenant: Refused},
@@ -299,7 +311,7 @@ var Routes = func() map[string]Route {
 		"GET /v1/api/client/list-customer-client":           {Who: Permitted, Perms: []Perm{ClientsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 		"PATCH /v1/api/client/bulk-update-customer-client":  {Who: Permitted, Perms: []Perm{ClientsUpdate}, JSON: `{"ids":[{client}],"owner_id":{my.user}}`, Tenant: NoEffect, Empty: []string{"data.count"}},
 		"DELETE /v1/api/client/delete-customer-client":      {Who: Permitted, Perms: []Perm{ClientsDelete}, Query: "ids=[{client}]", Tenant: NotFound},
-		"GET /v1/api/client/export-customer-client":         {Who: Permitted, Perms: []Perm{ClientsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /v1/api/client/export-customer-client":         {Who: Permitted, Perms: []Perm{ClientsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 
 		// Dashboards.
 		"GET /v1/api/lead/dashboard/lead":          {Who: Permitted, Perms: []Perm{DashboardView, LeadsView}, Tenant: Isolated, Empty: []string{"data.total"}},

@@ -147,17 +147,7 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 			}
 		}
 		for _, p := range lacks[key] {
-			g := grants[p.Feature]
-			switch p.Action {
-			case auth.View:
-				g.View = false
-			case auth.Create:
-				g.Create = false
-			case auth.Update:
-				g.Update = false
-			case auth.Delete:
-				g.Delete = false
-			}
+			g := grants[p.Feature].With(p.Action, auth.ScopeNone)
 			grants[p.Feature] = g
 		}
 		email, name := "nobody@matrix.test", "a user whose role grants nothing"
