@@ -41,7 +41,9 @@ func (p *Principal) AllowsAny(needs ...Need) bool {
 
 // OwnOnly reports whether the caller reaches only their own records of the feature (with
 // the view action).
-func (p *Principal) OwnOnly(f auth.Feature) bool { return p.Perms.ScopeFor(f, auth.View) == auth.ScopeOwn }
+func (p *Principal) OwnOnly(f auth.Feature) bool {
+	return p.Perms.ScopeFor(f, auth.View) == auth.ScopeOwn
+}
 
 type principalKey struct{}
 
