@@ -84,6 +84,24 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.View)).Get("/settings/stages", h.settings.StageSettingsPage)
 			r.With(settingsPage(auth.Update)).Post("/settings/stages", h.settings.StageSettingsSubmit)
 
+			// Team administration (app/roles): roles and their matrix need roles; teams need users.
+			rolePage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureRoles, a) }
+			r.With(rolePage(auth.View)).Get("/roles", h.roles.RolesPage)
+			r.With(rolePage(auth.Create)).Post("/roles", h.roles.RoleCreatePage)
+			r.With(rolePage(auth.View)).Get("/roles/{id}", h.roles.RolePage)
+			r.With(rolePage(auth.Update)).Post("/roles/{id}", h.roles.RoleRenamePage)
+			r.With(rolePage(auth.Update)).Post("/roles/{id}/permissions", h.roles.RolePermissionsPage)
+			r.With(rolePage(auth.Delete)).Get("/roles/{id}/delete", h.roles.RoleDeletePage)
+			r.With(rolePage(auth.Delete)).Post("/roles/{id}/delete", h.roles.RoleDeleteSubmit)
+			teamPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureUsers, a) }
+			r.With(teamPage(auth.View)).Get("/teams", h.roles.TeamsPage)
+			r.With(teamPage(auth.Create)).Post("/teams", h.roles.TeamCreatePage)
+			r.With(teamPage(auth.View)).Get("/teams/{id}", h.roles.TeamPage)
+			r.With(teamPage(auth.Update)).Post("/teams/{id}", h.roles.TeamRenamePage)
+			r.With(teamPage(auth.Update)).Post("/teams/{id}/members", h.roles.TeamAddMemberPage)
+			r.With(teamPage(auth.Update)).Post("/teams/{id}/members/{user}/remove", h.roles.TeamRemoveMemberPage)
+			r.With(teamPage(auth.Delete)).Post("/teams/{id}/delete", h.roles.TeamDeletePage)
+
 			// Client, document and reminder pages (app/clients, app/documents, app/reminders).
 			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }
 			r.With(clientPage(auth.View)).Get("/clients", h.clients.ClientsPage)
@@ -202,6 +220,25 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(dashboardView, s.web.Can(auth.FeatureClients, auth.View)).Get("/client/dashboard/client", h.dashboard.ClientDashboard)
 
 				// Masters (Settings area); their dropdowns serve anyone working with leads.
+				// Roles and their permission matrix (roles), teams and their members (users).
+				rolesCan := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureRoles, a) }
+				r.With(rolesCan(auth.View)).Get("/list-role-master", h.roles.RoleList)
+				r.With(rolesCan(auth.View)).Get("/view-role-master/{id}", h.roles.RoleView)
+				r.With(rolesCan(auth.Create)).Post("/create-role-master", h.roles.RoleCreate)
+				r.With(rolesCan(auth.Update)).Put("/update-role-master/{id}", h.roles.RoleUpdate)
+				r.With(rolesCan(auth.Delete)).Delete("/delete-role-master/{id}", h.roles.RoleDelete)
+				r.With(rolesCan(auth.View)).Get("/list-role-permission", h.roles.PermissionList)
+				r.With(rolesCan(auth.View)).Get("/view-role-permission/{id}", h.roles.RoleView)
+				r.With(rolesCan(auth.Update)).Put("/update-role-permission/{id}", h.roles.PermissionUpdate)
+				teamsCan := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureUsers, a) }
+				r.With(teamsCan(auth.View)).Get("/list-team-master", h.roles.TeamList)
+				r.With(teamsCan(auth.View)).Get("/view-team-master/{id}", h.roles.TeamView)
+				r.With(teamsCan(auth.Create)).Post("/create-team-master", h.roles.TeamCreate)
+				r.With(teamsCan(auth.Update)).Put("/update-team-master/{id}", h.roles.TeamUpdate)
+				r.With(teamsCan(auth.Delete)).Delete("/delete-team-master/{id}", h.roles.TeamDelete)
+				r.With(teamsCan(auth.Update)).Post("/add-team-member/{id}", h.roles.TeamAddMember)
+				r.With(teamsCan(auth.Update)).Post("/remove-team-member/{id}", h.roles.TeamRemoveMember)
+
 				settingsCan := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureSettings, a) }
 				for _, fam := range settings.MasterFamilies {
 					r.With(leadsView).Get("/dropdown-"+fam.Path, h.settings.Dropdown(fam.Kind))

@@ -12,6 +12,7 @@ import (
 	"crm/app/leads"
 	"crm/app/reminders"
 	"crm/app/session"
+	"crm/app/roles"
 	"crm/app/settings"
 	"log/slog"
 	"net/http"
@@ -90,6 +91,7 @@ type handlers struct {
 	documents *documents.Handler
 	reminders *reminders.Handler
 	settings  *settings.Handler
+	roles     *roles.Handler
 	imports   *imports.Handler
 	exports   *exports.Handler
 }
@@ -121,6 +123,7 @@ func NewServer(d Deps) http.Handler {
 		documents: docs,
 		reminders: rem,
 		settings:  settings.New(s.web),
+		roles:     roles.New(s.web),
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
 	}

@@ -157,8 +157,21 @@ func (h *Handler) APIMe(w http.ResponseWriter, r *http.Request) {
 }
 
 type allowedData struct {
-	Features    []auth.Feature   `json:"features"`
-	Permissions auth.Permissions `json:"permissions"`
+	Features    []auth.Feature                `json:"features"`
+	Permissions map[auth.Feature]allowedGrant `json:"permissions"`
+}
+
+// allowedGrant is a grant as get-allow-feature has always told it (an allowed flag per
+// action and the feature's record scope, its view scope), with the scope of each action.
+type allowedGrant struct {
+	View   bool             `json:"view"`
+	Create bool             `json:"create"`
+	Update bool             `json:"update"`
+	Delete bool             `json:"delete"`
+	Export bool             `json:"export"`
+	Import bool             `json:"import"`
+	Scope  auth.RecordScope `json:"scope"`
+	Scopes auth.Grant       `json:"scopes"`
 }
 
 func (h *Handler) AllowedFeatures(w http.ResponseWriter, r *http.Request) {
@@ -167,5 +180,11 @@ func (h *Handler) AllowedFeatures(w http.ResponseWriter, r *http.Request) {
 	if features == nil {
 		features = []auth.Feature{}
 	}
-	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: p.Perms})
+	grants := map[auth.Feature]allowedGrant{}
+	for _, f := range features {
+		g := p.Perms[f].Normal()
+		grants[f] = allowedGrant{View: g.Allows(auth.View), Create: g.Allows(auth.Create), Update: g.Allows(auth.Update),
+			Delete: g.Allows(auth.Delete), Export: g.Allows(auth.Export), Import: g.Allows(auth.Import), Scope: g.View, Scopes: g}
+	}
+	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: grants})
 }

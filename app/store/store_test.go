@@ -155,8 +155,8 @@ func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
 		other, _ := newTenant(t, db, "Other", "boss@other.test")
 		s := db.System(tn.ID, admin.ID)
 		role, err := s.CreateRole(ctx, "Viewer", map[auth.Feature]auth.Grant{
-			auth.FeatureLeads:   {View: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn},
-			auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll},
+			auth.FeatureLeads:   auth.Grant{View: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn}.Normal(),
+			auth.FeatureClients: auth.Grant{View: auth.ScopeAll, Export: auth.ScopeAll}.Normal(),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -176,8 +176,8 @@ func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
 			t.Errorf("tenant: %+v, want %+v", gotT, tn)
 		}
 		want := auth.Permissions{
-			auth.FeatureLeads:   {View: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn},
-			auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll},
+			auth.FeatureLeads:   auth.Grant{View: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn}.Normal(),
+			auth.FeatureClients: auth.Grant{View: auth.ScopeAll, Export: auth.ScopeAll}.Normal(),
 		}
 		if len(perms) != len(want) || perms[auth.FeatureLeads] != want[auth.FeatureLeads] || perms[auth.FeatureClients] != want[auth.FeatureClients] {
 			t.Errorf("permissions: %+v, want %+v", perms, want)
