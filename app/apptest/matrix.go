@@ -31,6 +31,7 @@ import (
 //	{stage1} {stage2} {stage3}    tenant A's first three stages; {stages} all, in order, comma-separated
 //	{kind}                        the master kind the Settings pages are called with ("source")
 //	{leadEmail}                   the lead's email
+//	{role} {team} {teamUser}      a role of tenant A (no users), a team and its member
 //	{my.user} {my.stage} {my.status}
 //	                              the caller's own user and a stage and status of the caller's
 //	                              tenant: values that pass validation, so a refusal is about
@@ -254,7 +255,38 @@ var Routes = func() map[string]Route {
 		"GET /settings/masters/{kind}/{id}/delete":  {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "source", Params: map[string]string{"kind": "kind"}, Tenant: NotFound, OwnerSees: true},
 		"POST /settings/masters/{kind}/{id}/delete": {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "source", Params: map[string]string{"kind": "kind"}, Tenant: NotFound},
 		"GET /settings/stages":                      {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated, OwnerSees: true},
-		"POST /settings/stages":                     {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "default_stage_id={stage1}&won_stage_id={stage2}&lost_stage_id={stage3}", Tenant: Refused},
+
+		// Team administration: roles (roles feature), teams (users feature).
+		"GET /roles":                              {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},
+		"POST /roles":                             {Who: Permitted, Perms: []Perm{RolesCreate}, Form: "name=Another+role"},
+		"GET /roles/{id}":                         {Who: Permitted, Perms: []Perm{RolesView}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"POST /roles/{id}":                        {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", Form: "name=Renamed", Tenant: NotFound},
+		"POST /roles/{id}/permissions":            {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", Form: "version=1&p.leads.view=all", Tenant: NotFound},
+		"GET /roles/{id}/delete":                  {Who: Permitted, Perms: []Perm{RolesDelete}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"POST /roles/{id}/delete":                 {Who: Permitted, Perms: []Perm{RolesDelete}, ID: "role", Tenant: NotFound},
+		"GET /teams":                              {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated, OwnerSees: true},
+		"POST /teams":                             {Who: Permitted, Perms: []Perm{UsersCreate}, Form: "name=Another+team"},
+		"GET /teams/{id}":                         {Who: Permitted, Perms: []Perm{UsersView}, ID: "team", Tenant: NotFound, OwnerSees: true},
+		"POST /teams/{id}":                        {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", Form: "name=Renamed", Tenant: NotFound},
+		"POST /teams/{id}/members":                {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", Form: "user_id={my.user}", Tenant: NotFound},
+		"POST /teams/{id}/members/{user}/remove":  {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", Params: map[string]string{"user": "teamUser"}, Tenant: NotFound},
+		"POST /teams/{id}/delete":                 {Who: Permitted, Perms: []Perm{UsersDelete}, ID: "team", Tenant: NotFound},
+		"GET /v1/api/list-role-master":            {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-role-master/{id}":       {Who: Permitted, Perms: []Perm{RolesView}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"POST /v1/api/create-role-master":         {Who: Permitted, Perms: []Perm{RolesCreate}, JSON: `{"name":"Another role"}`},
+		"PUT /v1/api/update-role-master/{id}":     {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", JSON: `{"name":"Renamed"}`, Tenant: NotFound},
+		"DELETE /v1/api/delete-role-master/{id}":  {Who: Permitted, Perms: []Perm{RolesDelete}, ID: "role", Tenant: NotFound},
+		"GET /v1/api/list-role-permission":        {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-role-permission/{id}":   {Who: Permitted, Perms: []Perm{RolesView}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"PUT /v1/api/update-role-permission/{id}": {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", JSON: `{"version":1,"permissions":{"leads":{"view":"all"}}}`, Tenant: NotFound},
+		"GET /v1/api/list-team-master":            {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-team-master/{id}":       {Who: Permitted, Perms: []Perm{UsersView}, ID: "team", Tenant: NotFound, OwnerSees: true},
+		"POST /v1/api/create-team-master":         {Who: Permitted, Perms: []Perm{UsersCreate}, JSON: `{"name":"Another team"}`},
+		"PUT /v1/api/update-team-master/{id}":     {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", JSON: `{"name":"Renamed"}`, Tenant: NotFound},
+		"DELETE /v1/api/delete-team-master/{id}":  {Who: Permitted, Perms: []Perm{UsersDelete}, ID: "team", Tenant: NotFound},
+		"POST /v1/api/add-team-member/{id}":       {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", JSON: `{"user_id":{my.user}}`, Tenant: NotFound},
+		"POST /v1/api/remove-team-member/{id}":    {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", JSON: `{"user_id":{teamUser}}`, Tenant: NotFound},
+		"POST /settings/stages":                   {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "default_stage_id={stage1}&won_stage_id={stage2}&lost_stage_id={stage3}", Tenant: Refused},
 
 		// Imports: routes.go lets in whoever may import (to undo: delete) leads or clients;
 		// the store checks the import's own entity (import to upload and run, update too for
