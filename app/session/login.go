@@ -145,15 +145,15 @@ func (h *Handler) APILogout(w http.ResponseWriter, r *http.Request) {
 }
 
 type meData struct {
-	User        *store.User      `json:"user"`
-	Tenant      *store.Tenant    `json:"tenant"`
-	Locale      string           `json:"locale"`
-	Permissions auth.Permissions `json:"permissions"`
+	User        *store.User                   `json:"user"`
+	Tenant      *store.Tenant                 `json:"tenant"`
+	Locale      string                        `json:"locale"`
+	Permissions map[auth.Feature]allowedGrant `json:"permissions"`
 }
 
 func (h *Handler) APIMe(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)
-	h.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: p.Perms})
+	h.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: allowedGrants(p.Perms)})
 }
 
 type allowedData struct {
@@ -180,11 +180,17 @@ func (h *Handler) AllowedFeatures(w http.ResponseWriter, r *http.Request) {
 	if features == nil {
 		features = []auth.Feature{}
 	}
+	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: allowedGrants(p.Perms)})
+}
+
+// allowedGrants are the caller's grants as the API tells them: the features with at least
+// one action.
+func allowedGrants(perms auth.Permissions) map[auth.Feature]allowedGrant {
 	grants := map[auth.Feature]allowedGrant{}
-	for _, f := range features {
-		g := p.Perms[f].Normal()
+	for _, f := range perms.Allowed() {
+		g := perms[f].Normal()
 		grants[f] = allowedGrant{View: g.Allows(auth.View), Create: g.Allows(auth.Create), Update: g.Allows(auth.Update),
 			Delete: g.Allows(auth.Delete), Export: g.Allows(auth.Export), Import: g.Allows(auth.Import), Scope: g.View, Scopes: g}
 	}
-	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: grants})
+	return grants
 }
