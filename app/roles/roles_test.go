@@ -49,7 +49,7 @@ func TestTeamScopeBuiltInTheMatrix(t *testing.T) {
 		r := admin.Form("/roles", url.Values{"name": {"Team sales"}}).WantStatus(http.StatusSeeOther)
 		rolePath := r.Location()
 		admin.Form(rolePath+"/permissions", url.Values{"version": {"1"}, "p.leads.view": {"team"}, "p.leads.create": {"own"},
-			"p.leads.export": {"team"}}).WantStatus(http.StatusSeeOther)
+			"p.leads.export": {"team"}, "p.dashboard.view": {"team"}}).WantStatus(http.StatusSeeOther)
 		admin.Get(rolePath).WantStatus(http.StatusOK).
 			Has(`<select name="p.leads.view"`, `<option value="team" selected>`, `name="version" value="2"`)
 
@@ -93,6 +93,18 @@ func TestTeamScopeBuiltInTheMatrix(t *testing.T) {
 		catsLead := e.APIClient(f.Admin.Email).Get("/v1/api/lead/list-customer-lead?search=Cat").Env().Data["result"].([]any)[0].(map[string]any)["id"].(float64)
 		if r := clients["Ann"].Get(fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", int64(catsLead))); r.Status != http.StatusNotFound {
 			t.Errorf("Ann viewing Cat's lead: %d", r.Status)
+		}
+		// The dashboard counts the team's leads too (from the rows: per-user counters cannot be
+		// summed over a team), the overview as well; Cat's counts their own.
+		for who, want := range map[string]float64{"Ann": 2, "Cat": 1} {
+			d := clients[who].Get("/v1/api/lead/dashboard/lead?period=all")
+			if d.Status != http.StatusOK || d.Env().Data["total"] != want {
+				t.Errorf("%s's dashboard: %d %s", who, d.Status, d.Body)
+			}
+			o := clients[who].Get("/v1/api/lead/dashboard/lead-overview?period=all")
+			if o.Status != http.StatusOK || o.Env().Data["total"] != want {
+				t.Errorf("%s's overview: %d %s", who, o.Status, o.Body)
+			}
 		}
 		// get-allow-feature tells the scopes.
 		al := clients["Ann"].Get("/v1/api/get-allow-feature").Env().Data["permissions"].(map[string]any)["leads"].(map[string]any)
