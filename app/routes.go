@@ -48,6 +48,9 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/home", http.StatusSeeOther) })
 		r.Get("/login", h.session.LoginPage)
 		r.Post("/login", h.session.LoginSubmit)
+		// Sign-in with the tenant's identity provider (app/sso): the spec's path, any OIDC provider.
+		r.Get("/auth/google", h.sso.Start)
+		r.Get("/auth/google/callback", h.sso.Callback)
 		r.Post("/language", h.session.Language)
 
 		r.Group(func(r chi.Router) {
@@ -83,6 +86,8 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.Delete)).Post("/settings/masters/{kind}/{id}/delete", h.settings.MasterDeleteSubmit)
 			r.With(settingsPage(auth.View)).Get("/settings/stages", h.settings.StageSettingsPage)
 			r.With(settingsPage(auth.Update)).Post("/settings/stages", h.settings.StageSettingsSubmit)
+			r.With(settingsPage(auth.View)).Get("/settings/sso", h.sso.SettingsPage)
+			r.With(settingsPage(auth.Update)).Post("/settings/sso", h.sso.SettingsSubmit)
 
 			// Team administration (app/roles): roles and their matrix need roles; teams need users.
 			rolePage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureRoles, a) }

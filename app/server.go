@@ -14,6 +14,7 @@ import (
 	"crm/app/session"
 	"crm/app/roles"
 	"crm/app/settings"
+	"crm/app/sso"
 	"log/slog"
 	"net/http"
 	"time"
@@ -73,6 +74,8 @@ type Deps struct {
 	Files    files.Store
 	Imports  *importer.Runner    // required: the process's one import runner
 	Throttle *auth.LoginThrottle // nil: the production policy
+	// SecretKey seals secrets at rest (a tenant's SSO client secret); "" leaves SSO off.
+	SecretKey string
 }
 
 type server struct {
@@ -92,6 +95,7 @@ type handlers struct {
 	reminders *reminders.Handler
 	settings  *settings.Handler
 	roles     *roles.Handler
+	sso       *sso.Handler
 	imports   *imports.Handler
 	exports   *exports.Handler
 }
@@ -124,6 +128,7 @@ func NewServer(d Deps) http.Handler {
 		reminders: rem,
 		settings:  settings.New(s.web),
 		roles:     roles.New(s.web),
+		sso:       sso.New(s.web, d.SecretKey),
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
 	}

@@ -1,6 +1,8 @@
 package apptest
 
 import (
+	"net/http"
+
 	"crm/app/auth"
 	"crm/app/store"
 )
@@ -140,6 +142,11 @@ type Route struct {
 	Form   string            // URL-encoded form body, with {fixtures}
 	Upload *FileBody         // multipart body
 
+	// Refuses is what a public route answers an anonymous caller who has not started what
+	// it finishes (an SSO callback without a sign-in under way, an SSO start for a tenant
+	// without a provider): that status is expected instead of a served page.
+	Refuses int
+
 	Tenant    Isolation
 	Empty     []string // for tenant B: JSON paths (data.result, data.total …) that must be empty or zero; "csv": no data rows
 	OwnerSees bool     // tenant A's administrator's GET answer shows Marker (so B's answer without it means something)
@@ -255,6 +262,12 @@ var Routes = func() map[string]Route {
 		"GET /settings/masters/{kind}/{id}/delete":  {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "source", Params: map[string]string{"kind": "kind"}, Tenant: NotFound, OwnerSees: true},
 		"POST /settings/masters/{kind}/{id}/delete": {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "source", Params: map[string]string{"kind": "kind"}, Tenant: NotFound},
 		"GET /settings/stages":                      {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated, OwnerSees: true},
+
+		// Sign-in with the tenant's provider: public (no provider configured here: 404).
+		"GET /auth/google":          {Who: Public, Query: "tenant=1", Refuses: http.StatusNotFound},
+		"GET /auth/google/callback": {Who: Public, Refuses: http.StatusForbidden},
+		"GET /settings/sso":         {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated},
+		"POST /settings/sso":        {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "provider_name=Other&issuer=https%3A%2F%2Fidp.example&client_id=x&client_secret=y"},
 
 		// Team administration: roles (roles feature), teams (users feature).
 		"GET /roles":                              {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},

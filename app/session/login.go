@@ -29,6 +29,13 @@ func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*stor
 		return nil, err
 	case login.User.Active && auth.CheckPassword(password, login.User.PasswordHash):
 		h.throttle.Succeed(account)
+		// A tenant that signs in only through its provider refuses the password, except to
+		// its Administrators (store.PasswordAllowed: the break-glass way in).
+		if ok, err := h.db.PasswordAllowed(ctx, login); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, &web.Error{Status: http.StatusForbidden, MsgID: "sso.passwordRefused"}
+		}
 		return login, nil
 	}
 	h.throttle.Fail(account, ip)
