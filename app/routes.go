@@ -49,6 +49,7 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Get("/login", h.session.LoginPage)
 		r.Post("/login", h.session.LoginSubmit)
 		// Sign-in with the tenant's identity provider (app/sso): the spec's path, any OIDC provider.
+		r.Get("/login/sso", h.sso.Choose)
 		r.Get("/auth/google", h.sso.Start)
 		r.Get("/auth/google/callback", h.sso.Callback)
 		r.Post("/language", h.session.Language)

@@ -264,6 +264,7 @@ var Routes = func() map[string]Route {
 		"GET /settings/stages":                      {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated, OwnerSees: true},
 
 		// Sign-in with the tenant's provider: public (no provider configured here: 404).
+		"GET /login/sso":            {Who: Public, Query: "email=someone%40example.test"},
 		"GET /auth/google":          {Who: Public, Query: "tenant=1", Refuses: http.StatusNotFound},
 		"GET /auth/google/callback": {Who: Public, Refuses: http.StatusForbidden},
 		"GET /settings/sso":         {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated},

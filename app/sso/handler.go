@@ -2,10 +2,12 @@ package sso
 
 import (
 	"context"
+	ssoview "crm/views/sso"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -188,3 +190,16 @@ func (h *Handler) seal(secret string) (string, error) {
 	return h.sealer.Seal(secret), nil
 }
 
+// Choose is GET /login/sso?email=…: the provider of the email's tenant, offered as a link
+// to /auth/google. An unknown email and a tenant without a provider read the same, so the
+// page tells nothing about who has an account.
+func (h *Handler) Choose(w http.ResponseWriter, r *http.Request) {
+	email := strings.TrimSpace(r.URL.Query().Get("email"))
+	c := ssoview.Choice{}
+	if l, err := h.web.DB.FindLogin(r.Context(), email); err == nil && h.sealer != nil {
+		if cfg, err := h.web.DB.System(l.TenantID, 0).SSO(r.Context()); err == nil {
+			c.Provider, c.Href = cfg.ProviderName, "/auth/google?"+url.Values{"email": {email}}.Encode()
+		}
+	}
+	h.web.Bare(w, r, http.StatusOK, web.T(r, "sso.signIn"), ssoview.ChoosePage(c))
+}

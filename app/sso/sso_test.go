@@ -131,6 +131,11 @@ func TestSignInWithAnOpenIDProvider(t *testing.T) {
 				t.Fatalf("stored secret: %+v %v", c, err)
 			}
 			rep := e.User(f, "rep@acme.test", nil)
+			// The sign-in page's second step offers the provider of the email's tenant, and reads
+			// the same for an unknown email as for a tenant without a provider.
+			e.Client().Get("/login/sso?email=" + url.QueryEscape(rep.Email)).WantStatus(http.StatusOK).
+				Has("Sign in with Acme IdP", "/auth/google?email=rep%40acme.test")
+			e.Client().Get("/login/sso?email=nobody%40else.test").WantStatus(http.StatusOK).Has(`data-testid="sso-none"`)
 
 			// A good sign-in lands on the home page, signed in as the user of that email.
 			idp.email = rep.Email
