@@ -133,7 +133,7 @@ func TestSignInWithAnOpenIDProvider(t *testing.T) {
 			rep := e.User(f, "rep@acme.test", nil)
 			// The sign-in page's second step offers the provider of the email's tenant, and reads
 			// the same for an unknown email as for a tenant without a provider.
-			e.Client().Get("/login/sso?email=" + url.QueryEscape(rep.Email)).WantStatus(http.StatusOK).
+			e.Client().Get("/login/sso?email="+url.QueryEscape(rep.Email)).WantStatus(http.StatusOK).
 				Has("Sign in with Acme IdP", "/auth/google?email=rep%40acme.test")
 			e.Client().Get("/login/sso?email=nobody%40else.test").WantStatus(http.StatusOK).Has(`data-testid="sso-none"`)
 
@@ -155,8 +155,11 @@ func TestSignInWithAnOpenIDProvider(t *testing.T) {
 			}
 
 			for name, bad := range map[string]func(c map[string]any){
-				"wrong audience":   func(c map[string]any) { c["aud"] = "someone-else" },
-				"expired token":    func(c map[string]any) { c["exp"] = time.Now().Add(-time.Hour).Unix(); c["iat"] = time.Now().Add(-2 * time.Hour).Unix() },
+				"wrong audience": func(c map[string]any) { c["aud"] = "someone-else" },
+				"expired token": func(c map[string]any) {
+					c["exp"] = time.Now().Add(-time.Hour).Unix()
+					c["iat"] = time.Now().Add(-2 * time.Hour).Unix()
+				},
 				"unverified email": func(c map[string]any) { c["email_verified"] = false },
 				"another issuer":   func(c map[string]any) { c["iss"] = "https://evil.example" },
 				"unknown email":    func(c map[string]any) { c["email"] = "nobody@acme.test" },
