@@ -52,6 +52,10 @@ func (s *server) routes(h handlers) http.Handler {
 		r.With(s.web.RequireAuth).Get("/", s.web.Home) // the caller's landing page
 		r.Get("/login", h.session.LoginPage)
 		r.Post("/login", h.session.LoginSubmit)
+		// Sign-in with the tenant's identity provider (app/sso): the spec's path, any OIDC provider.
+		r.Get("/login/sso", h.sso.Choose)
+		r.Get("/auth/google", h.sso.Start)
+		r.Get("/auth/google/callback", h.sso.Callback)
 		r.Post("/language", h.session.Language)
 
 		r.Group(func(r chi.Router) {
@@ -87,6 +91,26 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.Delete)).Post("/settings/masters/{kind}/{id}/delete", h.settings.MasterDeleteSubmit)
 			r.With(settingsPage(auth.View)).Get("/settings/stages", h.settings.StageSettingsPage)
 			r.With(settingsPage(auth.Update)).Post("/settings/stages", h.settings.StageSettingsSubmit)
+			r.With(settingsPage(auth.View)).Get("/settings/sso", h.sso.SettingsPage)
+			r.With(settingsPage(auth.Update)).Post("/settings/sso", h.sso.SettingsSubmit)
+
+			// Team administration (app/roles): roles and their matrix need roles; teams need users.
+			rolePage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureRoles, a) }
+			r.With(rolePage(auth.View)).Get("/roles", h.roles.RolesPage)
+			r.With(rolePage(auth.Create)).Post("/roles", h.roles.RoleCreatePage)
+			r.With(rolePage(auth.View)).Get("/roles/{id}", h.roles.RolePage)
+			r.With(rolePage(auth.Update)).Post("/roles/{id}", h.roles.RoleRenamePage)
+			r.With(rolePage(auth.Update)).Post("/roles/{id}/permissions", h.roles.RolePermissionsPage)
+			r.With(rolePage(auth.Delete)).Get("/roles/{id}/delete", h.roles.RoleDeletePage)
+			r.With(rolePage(auth.Delete)).Post("/roles/{id}/delete", h.roles.RoleDeleteSubmit)
+			teamPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureUsers, a) }
+			r.With(teamPage(auth.View)).Get("/teams", h.roles.TeamsPage)
+			r.With(teamPage(auth.Create)).Post("/teams", h.roles.TeamCreatePage)
+			r.With(teamPage(auth.View)).Get("/teams/{id}", h.roles.TeamPage)
+			r.With(teamPage(auth.Update)).Post("/teams/{id}", h.roles.TeamRenamePage)
+			r.With(teamPage(auth.Update)).Post("/teams/{id}/members", h.roles.TeamAddMemberPage)
+			r.With(teamPage(auth.Update)).Post("/teams/{id}/members/{user}/remove", h.roles.TeamRemoveMemberPage)
+			r.With(teamPage(auth.Delete)).Post("/teams/{id}/delete", h.roles.TeamDeletePage)
 
 			// Client, document and reminder pages (app/clients, app/documents, app/reminders).
 			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }
@@ -206,6 +230,25 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(dashboardView, s.web.Can(auth.FeatureClients, auth.View)).Get("/client/dashboard/client", h.dashboard.ClientDashboard)
 
 				// Masters (Settings area); their dropdowns serve anyone working with leads.
+				// Roles and their permission matrix (roles), teams and their members (users).
+				rolesCan := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureRoles, a) }
+				r.With(rolesCan(auth.View)).Get("/list-role-master", h.roles.RoleList)
+				r.With(rolesCan(auth.View)).Get("/view-role-master/{id}", h.roles.RoleView)
+				r.With(rolesCan(auth.Create)).Post("/create-role-master", h.roles.RoleCreate)
+				r.With(rolesCan(auth.Update)).Put("/update-role-master/{id}", h.roles.RoleUpdate)
+				r.With(rolesCan(auth.Delete)).Delete("/delete-role-master/{id}", h.roles.RoleDelete)
+				r.With(rolesCan(auth.View)).Get("/list-role-permission", h.roles.PermissionList)
+				r.With(rolesCan(auth.View)).Get("/view-role-permission/{id}", h.roles.RoleView)
+				r.With(rolesCan(auth.Update)).Put("/update-role-permission/{id}", h.roles.PermissionUpdate)
+				teamsCan := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureUsers, a) }
+				r.With(teamsCan(auth.View)).Get("/list-team-master", h.roles.TeamList)
+				r.With(teamsCan(auth.View)).Get("/view-team-master/{id}", h.roles.TeamView)
+				r.With(teamsCan(auth.Create)).Post("/create-team-master", h.roles.TeamCreate)
+				r.With(teamsCan(auth.Update)).Put("/update-team-master/{id}", h.roles.TeamUpdate)
+				r.With(teamsCan(auth.Delete)).Delete("/delete-team-master/{id}", h.roles.TeamDelete)
+				r.With(teamsCan(auth.Update)).Post("/add-team-member/{id}", h.roles.TeamAddMember)
+				r.With(teamsCan(auth.Update)).Post("/remove-team-member/{id}", h.roles.TeamRemoveMember)
+
 				settingsCan := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureSettings, a) }
 				for _, fam := range settings.MasterFamilies {
 					r.With(leadsView).Get("/dropdown-"+fam.Path, h.settings.Dropdown(fam.Kind))
@@ -225,15 +268,15 @@ func (s *server) routes(h handlers) http.Handler {
 
 		// Import and export (app/imports, app/exports): CSV export of the lead and client
 		// lists with their current query; CSV import of leads or clients, run in the background.
-		// Importing needs create on leads or clients (undoing: delete), and the handler refuses
-		// an import of a kind the caller may not create; another user's or tenant's import is
-		// not found.
+		// Exporting needs export, importing needs import on leads or clients (undoing: delete
+		// too), and the store refuses an import of a kind the caller may not import; another
+		// user's or tenant's import is not found.
 		r.Group(func(r chi.Router) {
 			r.Use(s.web.RequireAuth)
-			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/leads/export.csv", h.exports.LeadExport)
-			r.With(s.web.Can(auth.FeatureLeads, auth.View)).Get("/v1/api/lead/export-customer-lead", h.exports.LeadExport)
-			r.With(s.web.Can(auth.FeatureClients, auth.View)).Get("/clients/export.csv", h.exports.ClientExport)
-			r.With(s.web.Can(auth.FeatureClients, auth.View)).Get("/v1/api/client/export-customer-client", h.exports.ClientExport)
+			r.With(s.web.Can(auth.FeatureLeads, auth.Export)).Get("/leads/export.csv", h.exports.LeadExport)
+			r.With(s.web.Can(auth.FeatureLeads, auth.Export)).Get("/v1/api/lead/export-customer-lead", h.exports.LeadExport)
+			r.With(s.web.Can(auth.FeatureClients, auth.Export)).Get("/clients/export.csv", h.exports.ClientExport)
+			r.With(s.web.Can(auth.FeatureClients, auth.Export)).Get("/v1/api/client/export-customer-client", h.exports.ClientExport)
 			importer, undoer := s.web.CanAny(importers...), s.web.CanAny(undoers...)
 			r.With(importer).Get("/imports", h.imports.ImportsPage)
 			r.With(importer).Get("/imports/new", h.imports.ImportNewPage)

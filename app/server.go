@@ -11,8 +11,10 @@ import (
 	"crm/app/imports"
 	"crm/app/leads"
 	"crm/app/reminders"
+	"crm/app/roles"
 	"crm/app/session"
 	"crm/app/settings"
+	"crm/app/sso"
 	"log/slog"
 	"net/http"
 	"time"
@@ -76,6 +78,8 @@ type Deps struct {
 	Imports  *importer.Runner    // required: the process's one import runner
 	Throttle *auth.LoginThrottle // nil: the production policy
 	Metrics  *web.Metrics        // nil: a registry of the server's own (cmd/crm shares it with --metrics-addr)
+	// SecretKey seals secrets at rest (a tenant's SSO client secret); "" leaves SSO off.
+	SecretKey string
 }
 
 type server struct {
@@ -94,6 +98,8 @@ type handlers struct {
 	documents *documents.Handler
 	reminders *reminders.Handler
 	settings  *settings.Handler
+	roles     *roles.Handler
+	sso       *sso.Handler
 	imports   *imports.Handler
 	exports   *exports.Handler
 }
@@ -128,6 +134,8 @@ func NewServer(d Deps) http.Handler {
 		documents: docs,
 		reminders: rem,
 		settings:  settings.New(s.web),
+		roles:     roles.New(s.web),
+		sso:       sso.New(s.web, d.SecretKey),
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
 	}

@@ -18,7 +18,7 @@ func TestPermissionRefusal(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		nobody := e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}})
+		nobody := e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 
 		b := e.Browser(nobody.Email)
 		r := b.Get("/home")
@@ -46,9 +46,12 @@ func TestTenantIsolationOnShellRoutes(t *testing.T) {
 		a := e.Tenant("Alpha")
 		b := e.Tenant("Beta")
 		for _, email := range []string{"a1@alpha.test", "a2@alpha.test", "a3@alpha.test"} {
-			e.User(a, email, map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}})
+			e.User(a, email, map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: auth.ScopeAll, Export:
+
+			// Beta's admin sees Beta's one user and Beta's roles, never Alpha's.
+			auth.ScopeAll}})
 		}
-		// Beta's admin sees Beta's one user and Beta's roles, never Alpha's.
+
 		r := e.Browser(b.Admin.Email).Get("/home")
 		if !strings.Contains(r.Body, `data-testid="count-users"><span class="stat-value">1</span>`) ||
 			strings.Contains(r.Body, "Alpha") {

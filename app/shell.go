@@ -16,11 +16,13 @@ var navigation = []web.NavEntry{
 	{LabelID: "clientsPage.nav", Href: "/clients", Needs: []web.Need{{Feature: auth.FeatureClients, Action: auth.View}}},
 	{LabelID: "nav.imports", Href: "/imports", Needs: importers},
 	{LabelID: "nav.settings", Href: "/settings", Needs: []web.Need{{Feature: auth.FeatureSettings, Action: auth.View}}},
+	{LabelID: "roles.title", Href: "/roles", Needs: []web.Need{{Feature: auth.FeatureRoles, Action: auth.View}}},
+	{LabelID: "roles.teams", Href: "/teams", Needs: []web.Need{{Feature: auth.FeatureUsers, Action: auth.View}}},
 }
 
 // importers may import leads or clients; undoers may undo such an import.
 var (
-	importers = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Create}, {Feature: auth.FeatureClients, Action: auth.Create}}
+	importers = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Import}, {Feature: auth.FeatureClients, Action: auth.Import}}
 	undoers   = []web.Need{{Feature: auth.FeatureLeads, Action: auth.Delete}, {Feature: auth.FeatureClients, Action: auth.Delete}}
 )
 

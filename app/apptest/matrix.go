@@ -1,6 +1,8 @@
 package apptest
 
 import (
+	"net/http"
+
 	"crm/app/auth"
 	"crm/app/store"
 )
@@ -31,6 +33,7 @@ import (
 //	{stage1} {stage2} {stage3}    tenant A's first three stages; {stages} all, in order, comma-separated
 //	{kind}                        the master kind the Settings pages are called with ("source")
 //	{leadEmail}                   the lead's email
+//	{role} {team} {teamUser}      a role of tenant A (no users), a team and its member
 //	{my.user} {my.stage} {my.status}
 //	                              the caller's own user and a stage and status of the caller's
 //	                              tenant: values that pass validation, so a refusal is about
@@ -66,13 +69,25 @@ var (
 	ClientsCreate  = Perm{auth.FeatureClients, auth.Create}
 	ClientsUpdate  = Perm{auth.FeatureClients, auth.Update}
 	ClientsDelete  = Perm{auth.FeatureClients, auth.Delete}
+	LeadsExport    = Perm{auth.FeatureLeads, auth.Export}
+	LeadsImport    = Perm{auth.FeatureLeads, auth.Import}
+	ClientsExport  = Perm{auth.FeatureClients, auth.Export}
+	ClientsImport  = Perm{auth.FeatureClients, auth.Import}
+	RolesView      = Perm{auth.FeatureRoles, auth.View}
+	RolesCreate    = Perm{auth.FeatureRoles, auth.Create}
+	RolesUpdate    = Perm{auth.FeatureRoles, auth.Update}
+	RolesDelete    = Perm{auth.FeatureRoles, auth.Delete}
+	UsersView      = Perm{auth.FeatureUsers, auth.View}
+	UsersCreate    = Perm{auth.FeatureUsers, auth.Create}
+	UsersUpdate    = Perm{auth.FeatureUsers, auth.Update}
+	UsersDelete    = Perm{auth.FeatureUsers, auth.Delete}
 	SettingsView   = Perm{auth.FeatureSettings, auth.View}
 	SettingsCreate = Perm{auth.FeatureSettings, auth.Create}
 	SettingsUpdate = Perm{auth.FeatureSettings, auth.Update}
 	SettingsDelete = Perm{auth.FeatureSettings, auth.Delete}
 
 	// importers may import leads or clients; undoers may undo such an import.
-	importers = []Perm{LeadsCreate, ClientsCreate}
+	importers = []Perm{LeadsImport, ClientsImport}
 	undoers   = []Perm{LeadsDelete, ClientsDelete}
 )
 
@@ -126,6 +141,11 @@ type Route struct {
 	JSON   string            // JSON body, with {fixtures}
 	Form   string            // URL-encoded form body, with {fixtures}
 	Upload *FileBody         // multipart body
+
+	// Refuses is what a public route answers an anonymous caller who has not started what
+	// it finishes (an SSO callback without a sign-in under way, an SSO start for a tenant
+	// without a provider): that status is expected instead of a served page.
+	Refuses int
 
 	Tenant    Isolation
 	Empty     []string // for tenant B: JSON paths (data.result, data.total …) that must be empty or zero; "csv": no data rows
@@ -207,7 +227,7 @@ var Routes = func() map[string]Route {
 		"GET /reminders/{id}/delete":                {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
 		"POST /reminders/{id}/delete":               {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound},
 		"GET /notifications":                        {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true},
-		"GET /leads/export.csv":                     {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /leads/export.csv":                     {Who: Permitted, Perms: []Perm{LeadsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 		"POST /leads/{id}/documents":                {Who: Permitted, Perms: []Perm{LeadsCreate}, ID: "lead", Upload: docUpload, Tenant: NotFound},
 		"GET /leads/{id}/documents/{docID}/edit":    {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "lead", Params: map[string]string{"docID": "leadDoc"}, Tenant: NotFound, OwnerSees: true},
 		"POST /leads/{id}/documents/{docID}/edit":   {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "lead", Params: map[string]string{"docID": "leadDoc"}, Form: "name=renamed.txt&tag=t", Tenant: NotFound},
@@ -225,7 +245,7 @@ var Routes = func() map[string]Route {
 		"POST /clients/{id}/edit":                     {Who: Permitted, Perms: []Perm{ClientsUpdate}, ID: "client", Form: personForm, Tenant: NotFound},
 		"GET /clients/{id}/delete":                    {Who: Permitted, Perms: []Perm{ClientsDelete}, ID: "client", Tenant: NotFound, OwnerSees: true},
 		"POST /clients/{id}/delete":                   {Who: Permitted, Perms: []Perm{ClientsDelete}, ID: "client", Tenant: NotFound},
-		"GET /clients/export.csv":                     {Who: Permitted, Perms: []Perm{ClientsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /clients/export.csv":                     {Who: Permitted, Perms: []Perm{ClientsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 		"POST /clients/{id}/documents":                {Who: Permitted, Perms: []Perm{ClientsCreate}, ID: "client", Upload: docUpload, Tenant: NotFound},
 		"GET /clients/{id}/documents/{docID}/edit":    {Who: Permitted, Perms: []Perm{ClientsUpdate}, ID: "client", Params: map[string]string{"docID": "clientDoc"}, Tenant: NotFound, OwnerSees: true},
 		"POST /clients/{id}/documents/{docID}/edit":   {Who: Permitted, Perms: []Perm{ClientsUpdate}, ID: "client", Params: map[string]string{"docID": "clientDoc"}, Form: "name=renamed.txt&tag=t", Tenant: NotFound},
@@ -241,25 +261,63 @@ var Routes = func() map[string]Route {
 		"GET /settings/masters/{kind}/{id}/delete":  {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "source", Params: map[string]string{"kind": "kind"}, Tenant: NotFound, OwnerSees: true},
 		"POST /settings/masters/{kind}/{id}/delete": {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "source", Params: map[string]string{"kind": "kind"}, Tenant: NotFound},
 		"GET /settings/stages":                      {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated, OwnerSees: true},
-		"POST /settings/stages":                     {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "default_stage_id={stage1}&won_stage_id={stage2}&lost_stage_id={stage3}", Tenant: Refused},
 
-		// Imports: routes.go lets in whoever may create (to undo: delete) leads or clients;
-		// the handler checks the import's own entity (create to upload and run, update too for
-		// an upsert, delete to undo); an import is its user's.
+		// Sign-in with the tenant's provider: public (no provider configured here: 404).
+		"GET /login/sso":            {Who: Public, Query: "email=someone%40example.test"},
+		"GET /auth/google":          {Who: Public, Query: "tenant=1", Refuses: http.StatusNotFound},
+		"GET /auth/google/callback": {Who: Public, Refuses: http.StatusForbidden},
+		"GET /settings/sso":         {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated},
+		"POST /settings/sso":        {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "provider_name=Other&issuer=https%3A%2F%2Fidp.example&client_id=x&client_secret=y"},
+
+		// Team administration: roles (roles feature), teams (users feature).
+		"GET /roles":                              {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},
+		"POST /roles":                             {Who: Permitted, Perms: []Perm{RolesCreate}, Form: "name=Another+role"},
+		"GET /roles/{id}":                         {Who: Permitted, Perms: []Perm{RolesView}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"POST /roles/{id}":                        {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", Form: "name=Renamed", Tenant: NotFound},
+		"POST /roles/{id}/permissions":            {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", Form: "version=1&p.leads.view=all", Tenant: NotFound},
+		"GET /roles/{id}/delete":                  {Who: Permitted, Perms: []Perm{RolesDelete}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"POST /roles/{id}/delete":                 {Who: Permitted, Perms: []Perm{RolesDelete}, ID: "role", Tenant: NotFound},
+		"GET /teams":                              {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated, OwnerSees: true},
+		"POST /teams":                             {Who: Permitted, Perms: []Perm{UsersCreate}, Form: "name=Another+team"},
+		"GET /teams/{id}":                         {Who: Permitted, Perms: []Perm{UsersView}, ID: "team", Tenant: NotFound, OwnerSees: true},
+		"POST /teams/{id}":                        {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", Form: "name=Renamed", Tenant: NotFound},
+		"POST /teams/{id}/members":                {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", Form: "user_id={my.user}", Tenant: NotFound},
+		"POST /teams/{id}/members/{user}/remove":  {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", Params: map[string]string{"user": "teamUser"}, Tenant: NotFound},
+		"POST /teams/{id}/delete":                 {Who: Permitted, Perms: []Perm{UsersDelete}, ID: "team", Tenant: NotFound},
+		"GET /v1/api/list-role-master":            {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-role-master/{id}":       {Who: Permitted, Perms: []Perm{RolesView}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"POST /v1/api/create-role-master":         {Who: Permitted, Perms: []Perm{RolesCreate}, JSON: `{"name":"Another role"}`},
+		"PUT /v1/api/update-role-master/{id}":     {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", JSON: `{"name":"Renamed"}`, Tenant: NotFound},
+		"DELETE /v1/api/delete-role-master/{id}":  {Who: Permitted, Perms: []Perm{RolesDelete}, ID: "role", Tenant: NotFound},
+		"GET /v1/api/list-role-permission":        {Who: Permitted, Perms: []Perm{RolesView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-role-permission/{id}":   {Who: Permitted, Perms: []Perm{RolesView}, ID: "role", Tenant: NotFound, OwnerSees: true},
+		"PUT /v1/api/update-role-permission/{id}": {Who: Permitted, Perms: []Perm{RolesUpdate}, ID: "role", JSON: `{"version":1,"permissions":{"leads":{"view":"all"}}}`, Tenant: NotFound},
+		"GET /v1/api/list-team-master":            {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-team-master/{id}":       {Who: Permitted, Perms: []Perm{UsersView}, ID: "team", Tenant: NotFound, OwnerSees: true},
+		"POST /v1/api/create-team-master":         {Who: Permitted, Perms: []Perm{UsersCreate}, JSON: `{"name":"Another team"}`},
+		"PUT /v1/api/update-team-master/{id}":     {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", JSON: `{"name":"Renamed"}`, Tenant: NotFound},
+		"DELETE /v1/api/delete-team-master/{id}":  {Who: Permitted, Perms: []Perm{UsersDelete}, ID: "team", Tenant: NotFound},
+		"POST /v1/api/add-team-member/{id}":       {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", JSON: `{"user_id":{my.user}}`, Tenant: NotFound},
+		"POST /v1/api/remove-team-member/{id}":    {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "team", JSON: `{"user_id":{teamUser}}`, Tenant: NotFound},
+		"POST /settings/stages":                   {Who: Permitted, Perms: []Perm{SettingsUpdate}, Form: "default_stage_id={stage1}&won_stage_id={stage2}&lost_stage_id={stage3}", Tenant: Refused},
+
+		// Imports: routes.go lets in whoever may import (to undo: delete) leads or clients;
+		// the store checks the import's own entity (import to upload and run, update too for
+		// an upsert, import and delete to undo); an import is its user's.
 		"GET /imports":                            {Who: Permitted, AnyOf: importers, Tenant: Isolated, OwnerSees: true},
 		"GET /imports/new":                        {Who: Permitted, AnyOf: importers, Tenant: Isolated},
-		"POST /imports/new":                       {Who: Permitted, Perms: []Perm{LeadsCreate}, AnyOf: importers, Upload: &FileBody{Fields: "entity=lead", Field: "file", Name: "people.csv", Data: importCSV}},
+		"POST /imports/new":                       {Who: Permitted, Perms: []Perm{LeadsImport}, AnyOf: importers, Upload: &FileBody{Fields: "entity=lead", Field: "file", Name: "people.csv", Data: importCSV}},
 		"GET /imports/{id}":                       {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"POST /imports/{id}/run":                  {Who: Permitted, Perms: []Perm{LeadsCreate, LeadsUpdate}, ID: "import", Form: "map.0=customer_name&map.1=company_email&mode=upsert&match_key=email", Tenant: NotFound},
+		"POST /imports/{id}/run":                  {Who: Permitted, Perms: []Perm{LeadsImport, LeadsUpdate}, ID: "import", Form: "map.0=customer_name&map.1=company_email&mode=upsert&match_key=email", Tenant: NotFound},
 		"GET /imports/{id}/progress":              {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound},
 		"GET /imports/{id}/report.csv":            {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"GET /imports/{id}/undo":                  {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"POST /imports/{id}/undo":                 {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
-		"POST /v1/api/import/create-import":       {Who: Permitted, Perms: []Perm{LeadsCreate}, Query: "entity=lead", Upload: &FileBody{Field: "file", Name: "people.csv", Data: importCSV}},
+		"GET /imports/{id}/undo":                  {Who: Permitted, Perms: []Perm{LeadsImport, LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound, OwnerSees: true},
+		"POST /imports/{id}/undo":                 {Who: Permitted, Perms: []Perm{LeadsImport, LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
+		"POST /v1/api/import/create-import":       {Who: Permitted, Perms: []Perm{LeadsImport}, Query: "entity=lead", Upload: &FileBody{Field: "file", Name: "people.csv", Data: importCSV}},
 		"GET /v1/api/import/list-import":          {Who: Permitted, AnyOf: importers, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 		"GET /v1/api/import/view-import/{id}":     {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
-		"PATCH /v1/api/import/run-import/{id}":    {Who: Permitted, Perms: []Perm{LeadsCreate, LeadsUpdate}, ID: "import", JSON: `{"mapping":["customer_name","company_email"],"mode":"upsert","match_key":"email"}`, Tenant: NotFound},
-		"PATCH /v1/api/import/undo-import/{id}":   {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
+		"PATCH /v1/api/import/run-import/{id}":    {Who: Permitted, Perms: []Perm{LeadsImport, LeadsUpdate}, ID: "import", JSON: `{"mapping":["customer_name","company_email"],"mode":"upsert","match_key":"email"}`, Tenant: NotFound},
+		"PATCH /v1/api/import/undo-import/{id}":   {Who: Permitted, Perms: []Perm{LeadsImport, LeadsDelete}, AnyOf: undoers, ID: "import", Tenant: NotFound},
 		"GET /v1/api/import/list-import-row/{id}": {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound},
 		"GET /v1/api/import/report-import/{id}":   {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
 
@@ -288,7 +346,7 @@ var Routes = func() map[string]Route {
 		"PUT /v1/api/lead/update-remainders/{id}":             {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "reminder", JSON: reminderJSON, Tenant: NotFound},
 		"DELETE /v1/api/lead/delete-remainders/{id}":          {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound},
 		"GET /v1/api/notifications":                           {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
-		"GET /v1/api/lead/export-customer-lead":               {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /v1/api/lead/export-customer-lead":               {Who: Permitted, Perms: []Perm{LeadsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 
 		// Clients API.
 		"POST /v1/api/client/create-customer-client":        {Who: Permitted, Perms: []Perm{ClientsCreate}, JSON: `{"customer_name":"New","company_email":"new@example.test","company_phone_number":"0123456789","company_type_id":{business_type}}`, Tenant: Refused},
@@ -298,7 +356,7 @@ var Routes = func() map[string]Route {
 		"GET /v1/api/client/list-customer-client":           {Who: Permitted, Perms: []Perm{ClientsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 		"PATCH /v1/api/client/bulk-update-customer-client":  {Who: Permitted, Perms: []Perm{ClientsUpdate}, JSON: `{"ids":[{client}],"owner_id":{my.user}}`, Tenant: NoEffect, Empty: []string{"data.count"}},
 		"DELETE /v1/api/client/delete-customer-client":      {Who: Permitted, Perms: []Perm{ClientsDelete}, Query: "ids=[{client}]", Tenant: NotFound},
-		"GET /v1/api/client/export-customer-client":         {Who: Permitted, Perms: []Perm{ClientsView}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
+		"GET /v1/api/client/export-customer-client":         {Who: Permitted, Perms: []Perm{ClientsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 
 		// Dashboards.
 		"GET /v1/api/lead/dashboard/lead":          {Who: Permitted, Perms: []Perm{DashboardView, LeadsView}, Tenant: Isolated, Empty: []string{"data.total"}},

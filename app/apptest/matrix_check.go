@@ -212,6 +212,9 @@ func anonymousProblems(r Route, method, uri string, res *Response) []string {
 	loc := res.Header.Get("Location")
 	toLogin := res.Status == http.StatusSeeOther && (loc == loginPage || strings.HasPrefix(loc, loginPage+"?"))
 	if r.Who == Public {
+		if r.Refuses != 0 && res.Status == r.Refuses {
+			return nil
+		}
 		if res.Status == http.StatusUnauthorized || res.Status >= 400 || toLogin {
 			return []string{fmt.Sprintf("%s: %d (Location %q) for an anonymous caller, but the route is public: %.300s", where, res.Status, loc, res.Body)}
 		}

@@ -87,6 +87,15 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	}
 	v["stage1"], v["stage2"], v["stage3"], v["stages"] = all[0], all[1], all[2], strings.Join(all, ",")
 
+	role, err := sa.CreateRole(ctx, "Role "+Marker, nil)
+	must(err)
+	v["role"] = id(role.ID)
+	team, err := sa.CreateTeam(ctx, "Team "+Marker)
+	must(err)
+	_, err = sa.AddTeamMember(ctx, team.ID, fx.a.Admin.ID)
+	must(err)
+	v["team"], v["teamUser"] = id(team.ID), id(fx.a.Admin.ID)
+
 	fx.owner = fx.signIn(t, "tenant A's administrator", fx.a, fx.a.Admin, true)
 	api := fx.owner.api
 	v["leadEmail"] = "lead-" + strings.ToLower(Marker) + "@example.test"
@@ -147,17 +156,7 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 			}
 		}
 		for _, p := range lacks[key] {
-			g := grants[p.Feature]
-			switch p.Action {
-			case auth.View:
-				g.View = false
-			case auth.Create:
-				g.Create = false
-			case auth.Update:
-				g.Update = false
-			case auth.Delete:
-				g.Delete = false
-			}
+			g := grants[p.Feature].With(p.Action, auth.ScopeNone)
 			grants[p.Feature] = g
 		}
 		email, name := "nobody@matrix.test", "a user whose role grants nothing"

@@ -97,7 +97,7 @@ func TestClientRoutesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		leadsOnly := e.APIClient(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
+		leadsOnly := e.APIClient(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Create: auth.ScopeAll, Update: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}}).Email)
 		id := apptest.NewLead(t, leadsOnly, "Lead")
 		calls := []struct{ method, path string }{
 			{"POST", "/v1/api/client/create-customer-client"},
@@ -120,7 +120,7 @@ func TestClientRoutesRefuseWithoutPermission(t *testing.T) {
 		// An "own" clients user sees only the clients they own.
 		admin := e.APIClient(f.Admin.Email)
 		admin.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Admin's", "company_email": "a@a.test"})
-		own := e.APIClient(e.User(f, "own@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}}).Email)
+		own := e.APIClient(e.User(f, "own@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}}).Email)
 		own.Do("POST", "/v1/api/client/create-customer-client", map[string]any{"customer_name": "Mine", "company_email": "m@m.test"})
 		env := own.Get("/v1/api/client/list-customer-client").Env()
 		if env.Data["total"] != 1.0 || env.Data["result"].([]any)[0].(map[string]any)["customer_name"] != "Mine" {

@@ -50,7 +50,7 @@ func (h *Handler) clientList(r *http.Request, in url.Values) (*clientsview.List,
 	sort, desc := listpage.Sort(q.Sort, q.Order)
 	m := &clientsview.List{ListState: clientsview.State(norm, errs, sort, desc), Page: page, Choices: map[string][]components.Option{},
 		CanCreate: p.Perms.Allows(auth.FeatureClients, auth.Create), CanUpdate: p.Perms.Allows(auth.FeatureClients, auth.Update),
-		CanDelete: p.Perms.Allows(auth.FeatureClients, auth.Delete)}
+		CanDelete: p.Perms.Allows(auth.FeatureClients, auth.Delete), CanExport: p.Perms.Allows(auth.FeatureClients, auth.Export)}
 	m.Filtered = q.Search != "" || len(q.OwnerIDs) > 0 || q.Converted != nil || !q.CreatedFrom.IsZero() || !q.CreatedTo.IsZero() || len(errs) > 0
 	if m.Choices["owner_id"], m.Choices["bulk_owner_id"], err = listpage.Owners(r, auth.FeatureClients); err != nil {
 		return nil, err

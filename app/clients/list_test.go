@@ -268,7 +268,7 @@ func TestClientListAPIScopesAndTenants(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newClientListFixture(t, e)
 		ctx := context.Background()
-		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
+		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Delete: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		repScope := e.DB.System(x.f.Tenant.ID, rep.ID)
 		var mine []int64
 		for i, name := range []string{"Rep One", "Rep Two", "Rep Three"} {
@@ -355,7 +355,7 @@ func TestClientBulkAPI(t *testing.T) {
 		if r := admin.Do("PATCH", "/v1/api/client/bulk-update-customer-client", `{"ids":[1],"owner_id":1,"tenant_id":2}`); r.Status != 400 {
 			t.Errorf("unknown field: %d %s", r.Status, r.Body)
 		}
-		viewer := e.APIClient(e.User(x.f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true}}).Email)
+		viewer := e.APIClient(e.User(x.f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		if r := viewer.Do("PATCH", "/v1/api/client/bulk-update-customer-client", map[string]any{"ids": ids, "owner_id": x.sam.ID}); r.Status != 403 {
 			t.Errorf("view-only bulk update: %d", r.Status)
 		}
@@ -595,7 +595,7 @@ func TestClientBulkPages(t *testing.T) {
 		}
 
 		// Permissions: view only sees no bulk tools and is refused both posts.
-		viewer := e.Browser(e.User(x.f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true}}).Email)
+		viewer := e.Browser(e.User(x.f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		viewer.Get("/clients").WantStatus(200).Lacks(`data-testid="client-bulk-tools"`, `name="ids"`)
 		viewer.Form("/clients/bulk/owner", url.Values{"ids": rest, "owner_id": {sam}}).WantStatus(403)
 		viewer.Form("/clients/bulk/delete", url.Values{"ids": rest, "confirm": {"1"}}).WantStatus(403)
@@ -609,7 +609,7 @@ func TestClientListPagesOwnScope(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		x := newClientListFixture(t, e)
-		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
+		rep := e.User(x.f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Delete: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		c, err := e.DB.System(x.f.Tenant.ID, rep.ID).CreateClient(context.Background(), store.ClientInput{Contact: store.Contact{CustomerName: "Rep Own",
 			CompanyEmail: "rep.own@example.com", CompanyPhoneNumber: "9876543210",
 		}})

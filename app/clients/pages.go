@@ -41,7 +41,7 @@ func (h *Handler) clientChoices(r *http.Request) (map[string][]components.Option
 	for _, c := range contact.DialCodes {
 		out["company_dial_code"] = append(out["company_dial_code"], components.Option{Value: c, Label: c})
 	}
-	if p.Perms[auth.FeatureClients].Scope == auth.ScopeOwn {
+	if p.OwnOnly(auth.FeatureClients) {
 		out["owner_id"] = []components.Option{{Value: strconv.FormatInt(p.User.ID, 10), Label: p.User.Name}}
 		return out, nil
 	}

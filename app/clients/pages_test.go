@@ -129,7 +129,7 @@ func TestClientPagesTenantAndPermissions(t *testing.T) {
 		if r := other.Form(fmt.Sprintf("/leads/%d/convert", id), url.Values{}); r.Status != 404 {
 			t.Errorf("other tenant convert: %d", r.Status)
 		}
-		leadsOnly := e.Browser(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true}}).Email)
+		leadsOnly := e.Browser(e.User(f, "l@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Create: auth.ScopeAll, Update: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}}).Email)
 		for _, p := range []string{"/clients", "/clients/new", loc} {
 			if r := leadsOnly.Get(p); r.Status != 403 {
 				t.Errorf("no client permission GET %s: %d", p, r.Status)
@@ -142,7 +142,7 @@ func TestClientPagesTenantAndPermissions(t *testing.T) {
 		if r := leadsOnly.Get(fmt.Sprintf("/leads/%d", id2)); r.Status != 200 || strings.Contains(r.Body, `data-testid="lead-convert"`) || strings.Contains(r.Body, `href="/clients"`) {
 			t.Errorf("lead page without client permission offers conversion or the Clients entry")
 		}
-		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true}}).Email)
+		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		if r := viewer.Get(loc + "/edit"); r.Status != 403 {
 			t.Errorf("view-only edit: %d", r.Status)
 		}

@@ -82,8 +82,8 @@ func dashFixture(t *testing.T, e *apptest.Env) (acme, globex apptest.Tenant, sal
 	t.Helper()
 	acme, globex = e.Tenant("Acme"), e.Tenant("Globex")
 	sales = e.User(acme, "sales@acme.test", map[auth.Feature]auth.Grant{
-		auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn},
-		auth.FeatureLeads:     {View: true, Create: true, Scope: auth.ScopeOwn},
+		auth.FeatureDashboard: {View: auth.ScopeOwn, Export: auth.ScopeOwn},
+		auth.FeatureLeads:     {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn},
 	})
 	addDashLeads(t, e, acme, []dashLead{
 		{at: "2025-02-28 23:59:59", stage: "Leads", status: "New lead", source: "Website"}, // out
@@ -244,8 +244,8 @@ func TestDashboardClientAPI(t *testing.T) {
 		acme, globex := e.Tenant("Acme"), e.Tenant("Globex")
 		admin := e.APIClient(acme.Admin.Email)
 		own := e.User(acme, "own@acme.test", map[auth.Feature]auth.Grant{
-			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll},
-			auth.FeatureClients:   {View: true, Create: true, Scope: auth.ScopeOwn}})
+			auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll},
+			auth.FeatureClients:   {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		ownClient := e.APIClient(own.Email)
 		ids := map[string]float64{}
 		for _, c := range []struct {
@@ -313,7 +313,7 @@ func TestDashboardPermissions(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		leadsOnly := e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{
-			auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}, auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+			auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}, auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		c := e.APIClient(leadsOnly.Email)
 		for _, path := range []string{"/v1/api/lead/dashboard/lead", "/v1/api/lead/dashboard/lead-overview", "/v1/api/client/dashboard/client"} {
 			if r := c.Get(path); r.Status != http.StatusForbidden || r.Env().Message != "You do not have permission to do this." {
@@ -328,7 +328,7 @@ func TestDashboardPermissions(t *testing.T) {
 		}
 		// A dashboard-only role sees no lead or client figures (nor the user count: that
 		// needs the users view).
-		dashOnly := e.User(f, "dash@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		dashOnly := e.User(f, "dash@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		r := e.Browser(dashOnly.Email).Get("/home")
 		if r.Status != 200 || strings.Contains(r.Body, `data-testid="count-users"`) ||
 			strings.Contains(r.Body, `data-testid="dash-total"`) || strings.Contains(r.Body, `data-testid="dash-clients"`) {

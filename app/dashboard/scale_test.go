@@ -47,11 +47,11 @@ func TestDashboardAtScale(t *testing.T) {
 			e := apptest.NewServer(t, db)
 			f := e.Tenant("Scale")
 			sales := e.User(f, "sales@scale.test", map[auth.Feature]auth.Grant{
-				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn},
-				auth.FeatureLeads:     {View: true, Create: true, Update: true, Scope: auth.ScopeOwn},
-				auth.FeatureClients:   {View: true, Scope: auth.ScopeOwn}})
+				auth.FeatureDashboard: {View: auth.ScopeOwn, Export: auth.ScopeOwn},
+				auth.FeatureLeads:     {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn},
+				auth.FeatureClients:   {View: auth.ScopeOwn, Export: auth.ScopeOwn}})
 			for i := range 8 { // ten users in all own and create the leads
-				e.User(f, fmt.Sprintf("rep%d@scale.test", i), map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+				e.User(f, fmt.Sprintf("rep%d@scale.test", i), map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Export: auth.ScopeOwn}})
 			}
 			start := time.Now()
 			progress := func(done int) {
@@ -98,7 +98,7 @@ func TestDashboardAtScale(t *testing.T) {
 			}
 			t.Logf("%s: %d lead counters, %d client counters", d, counters[0], counters[1])
 			for _, s := range []store.Scope{e.DB.System(f.Tenant.ID, f.Admin.ID), e.DB.System(f.Tenant.ID, sales.ID).WithPermissions(auth.Permissions{
-				auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn}, auth.FeatureLeads: {View: true}, auth.FeatureClients: {View: true}})} {
+				auth.FeatureDashboard: {View: auth.ScopeOwn, Export: auth.ScopeOwn}, auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}, auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}})} {
 				p, _ := store.ParsePeriod(store.PeriodAll, "", "", time.Now())
 				plans, err := s.ExplainDashboard(ctx, p, store.DashboardLeads|store.DashboardClients)
 				if err != nil {

@@ -75,7 +75,7 @@ func TestLeadPageDocumentsUploadRenameDelete(t *testing.T) {
 			t.Errorf("other tenant delete step: %d", r.Status)
 		}
 		// Without the permission: 403.
-		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		if r := viewer.UploadFiles(base+"/documents", "", apptest.Upload{Name: "x.pdf", Data: apptest.PDFBytes}); r.Status != 403 {
 			t.Errorf("viewer upload: %d", r.Status)
 		}

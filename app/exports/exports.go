@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"crm/app/auth"
 	"crm/app/clients"
 	"crm/app/contact"
 	"crm/app/leads"
@@ -175,7 +176,7 @@ func (h *Handler) LeadExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.Limit, q.Page, q.After = exportBatch, 1, "" // everything that matches, from the start
-	scope := web.Scope(r)
+	scope := web.Scope(r).For(auth.Export)        // the records the role exports, not those it views
 	started := false
 	h.streamCSV(w, r, exportName("leads"), exportHeader(r, leadExportColumns), func(ctx context.Context) ([][]string, bool, error) {
 		if started && q.After == "" {
@@ -204,7 +205,7 @@ func (h *Handler) ClientExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.Limit, q.Page, q.After, q.Before = exportBatch, 1, "", "" // everything that matches, from the start
-	scope := web.Scope(r)
+	scope := web.Scope(r).For(auth.Export)                      // the records the role exports, not those it views
 	started := false
 	h.streamCSV(w, r, exportName("clients"), exportHeader(r, clientExportColumns), func(ctx context.Context) ([][]string, bool, error) {
 		if started && q.After == "" {

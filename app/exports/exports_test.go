@@ -47,7 +47,7 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		ctx := context.Background()
 		f := e.Tenant("Acme")
-		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		stages := []int64{apptest.MasterID(t, e, f, store.KindStage, "Leads"), apptest.MasterID(t, e, f, store.KindStage, "Deals"), apptest.MasterID(t, e, f, store.KindStage, "Won")}
 		for i := range 230 {
@@ -146,11 +146,11 @@ func TestLeadExportMatchesFiltersAndScope(t *testing.T) {
 		// A user limited to their own leads exports only those (owned or created).
 		repRecs := apptest.ExportCSV(t, e.APIClient(rep.Email), "/v1/api/lead/export-customer-lead", ',')
 		if got := apptest.ExportIDs(t, repRecs); len(got) != 24 || !sameIDs(got, listIDs(t, repScope.WithPermissions(auth.Permissions{
-			auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}}), store.LeadQuery{})) {
+			auth.FeatureLeads: {View: auth.ScopeOwn, Export: auth.ScopeOwn}}), store.LeadQuery{})) {
 			t.Errorf("own leads: %d exported", len(got))
 		}
 		// Without view permission: 403.
-		blind := e.User(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+		blind := e.User(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		if r := e.APIClient(blind.Email).Get("/v1/api/lead/export-customer-lead"); r.Status != 403 {
 			t.Errorf("without permission: %d", r.Status)
 		}
@@ -165,7 +165,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		ctx := context.Background()
 		f := e.Tenant("Acme")
-		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
+		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		admin := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		partnership := apptest.MasterID(t, e, f, store.KindBusinessType, "Partnership")
 		for i := range 130 {
@@ -212,7 +212,7 @@ func TestClientExportMatchesSearchAndScope(t *testing.T) {
 		if len(own) != 1 || own[0] != mine.ID {
 			t.Errorf("own clients: %v", own)
 		}
-		blind := e.User(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		blind := e.User(f, "blind@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		if r := e.APIClient(blind.Email).Get("/v1/api/client/export-customer-client"); r.Status != 403 {
 			t.Errorf("without permission: %d", r.Status)
 		}

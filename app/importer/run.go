@@ -154,10 +154,10 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 		return finish(status, errForbidden, nil)
 	}
 	started := time.Now()
-	if undo {
-		err = r.runUndo(ctx, s, im)
+	if undo { // an undo deletes and restores what the delete scope reaches; a run what the import scope does
+		err = r.runUndo(ctx, s.For(auth.Delete), im)
 	} else {
-		err = r.runImport(ctx, s, im)
+		err = r.runImport(ctx, s.For(auth.Import), im)
 	}
 	switch {
 	case err == nil:

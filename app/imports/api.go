@@ -67,7 +67,7 @@ type importRowJSON struct {
 
 // canImport reports whether the caller may import into any entity.
 func canImport(p *web.Principal) bool {
-	return p.Perms.Allows(auth.FeatureLeads, auth.Create) || p.Perms.Allows(auth.FeatureClients, auth.Create)
+	return p.Perms.Allows(auth.FeatureLeads, auth.Import) || p.Perms.Allows(auth.FeatureClients, auth.Import)
 }
 
 // importEntities are the entities the caller may import, as choices.
@@ -75,7 +75,7 @@ func importEntities(r *http.Request, selected string) []components.Option {
 	p := web.Caller(r)
 	var out []components.Option
 	for _, e := range store.Entities {
-		if p.Perms.Allows(e.Feature, auth.Create) {
+		if p.Perms.Allows(e.Feature, auth.Import) {
 			out = append(out, components.Option{Value: e.Name, Label: importsview.Entity(r.Context(), e.Name), Selected: e.Name == selected})
 		}
 	}

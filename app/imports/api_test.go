@@ -412,7 +412,7 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		c := e.APIClient(f.Admin.Email)
-		sales := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		sales := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		ctx := context.Background()
 		scope := e.DB.System(f.Tenant.ID, f.Admin.ID)
 		deals := apptest.MasterID(t, e, f, store.KindStage, "Deals")
@@ -444,7 +444,7 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 
 		// Someone without delete permission on leads cannot undo it: the route refuses them
 		// (403) before the import is even looked up.
-		noDelete := e.User(f, "nodelete@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Update: true, Scope: auth.ScopeAll}})
+		noDelete := e.User(f, "nodelete@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Create: auth.ScopeAll, Update: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}})
 		if r := e.APIClient(noDelete.Email).Do("PATCH", fmt.Sprintf("/v1/api/import/undo-import/%d", im.ID), nil); r.Status != 403 {
 			t.Errorf("undo without the delete permission: %d", r.Status)
 		}
@@ -515,7 +515,7 @@ func TestImportUpdatesOnlyReachableLeads(t *testing.T) {
 		f := e.Tenant("Acme")
 		ctx := context.Background()
 		rep := e.User(f, "rep@acme.test", map[auth.Feature]auth.Grant{
-			auth.FeatureLeads: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn}})
+			auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Delete: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		mine := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Mine", CompanyEmail: "mine@x.test", OwnerID: &rep.ID, Notes: "mine"}})
 		theirs := seedLead(t, e, f, store.LeadInput{Contact: store.Contact{CustomerName: "Theirs", CompanyEmail: "theirs@x.test", Notes: "theirs"}})
 		g := e.Tenant("Globex")
@@ -616,7 +616,7 @@ func TestImportTenantIsolationAndPermissions(t *testing.T) {
 
 		other := e.APIClient(e.Tenant("Globex").Admin.Email)
 		colleague := e.APIClient(e.User(f, "colleague@acme.test", map[auth.Feature]auth.Grant{
-			auth.FeatureLeads: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeAll}}).Email)
+			auth.FeatureLeads: {View: auth.ScopeAll, Create: auth.ScopeAll, Update: auth.ScopeAll, Delete: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}}).Email)
 		id := strconv.FormatInt(im.ID, 10)
 		for _, cl := range []*apptest.Client{other, colleague} {
 			for _, p := range []string{"/v1/api/import/view-import/", "/v1/api/import/list-import-row/", "/v1/api/import/report-import/",
@@ -641,7 +641,7 @@ func TestImportTenantIsolationAndPermissions(t *testing.T) {
 
 		// Without create permission on leads, no lead import; clients may still be allowed.
 		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{
-			auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}, auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeAll}}).Email)
+			auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}, auth.FeatureClients: {View: auth.ScopeAll, Create: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}}).Email)
 		if r := viewer.UploadFiles("/v1/api/import/create-import?entity=lead", "", apptest.Upload{Name: "a.csv", Data: []byte("Name,Email\nA,a@x.test\n")}); r.Status != 403 {
 			t.Errorf("lead import without create: %d %s", r.Status, r.Body)
 		}

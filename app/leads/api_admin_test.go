@@ -84,7 +84,7 @@ func TestLeadQuickAndBulkChanges(t *testing.T) {
 		if r.Status != 200 || r.Env().Message != "3 leads updated" {
 			t.Fatalf("bulk status: %d %s", r.Status, r.Body)
 		}
-		sales := e.User(f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+		sales := e.User(f, "sam@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Export: auth.ScopeOwn}})
 		r = c.Do("PATCH", "/v1/api/lead/bulk-update-customer-lead", map[string]any{"ids": ids[:2], "owner_id": sales.ID})
 		if r.Status != 200 || r.Env().Data["count"] != 2.0 {
 			t.Fatalf("bulk owner: %d %s", r.Status, r.Body)
@@ -156,7 +156,7 @@ func TestSavedViews(t *testing.T) {
 			t.Fatalf("saving the same name replaces: %v", rows)
 		}
 		// Another user of the tenant does not see or delete it.
-		other := e.APIClient(e.User(f, "o@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		other := e.APIClient(e.User(f, "o@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		if env := other.Get("/v1/api/lead/list-saved-view").Env(); len(env.Data["result"].([]any)) != 0 {
 			t.Fatal("saved views leak between users")
 		}
@@ -226,8 +226,8 @@ func TestLeadRoutesRefuseWithoutPermission(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
-		nobody := e.APIClient(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
+		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
+		nobody := e.APIClient(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		calls := []struct {
 			c            *apptest.Client
 			method, path string

@@ -294,7 +294,7 @@ func TestLeadTenantIsolationAndScopes(t *testing.T) {
 		}
 
 		// A sales user with "own" scope sees only the leads they own or created.
-		sales := e.User(a, "sales@alpha.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+		sales := e.User(a, "sales@alpha.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		cs := e.APIClient(sales.Email)
 		r = cs.Do("POST", "/v1/api/lead/create-customer-lead", withType(t, cs, specPayload("6f1c7c1e-1111-4a4a-9a9a-000000000202", "Sales Lead")))
 		if r.Status != 201 {
@@ -329,8 +329,8 @@ func TestLeadPermissionRefusal(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		none := e.APIClient(e.User(f, "none@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
-		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		none := e.APIClient(e.User(f, "none@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
+		viewer := e.APIClient(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		for _, path := range []string{"/v1/api/lead/list-customer-lead", "/v1/api/lead/view-customer-lead/1",
 			"/v1/api/lead/logo/1", "/v1/api/dropdown-lead-stage-master", "/v1/api/dropdown-lead-type-master"} {
 			if r := none.Get(path); r.Status != 403 || r.Env().Message != "You do not have permission to do this." {

@@ -29,7 +29,7 @@ var leadFormFields = []string{"customer_title", "customer_name", "company_name",
 	"owner_id", "notes"}
 
 // ownLeadsOnly reports whether the caller reaches only the leads they own or created.
-func ownLeadsOnly(p *web.Principal) bool { return p.Perms[auth.FeatureLeads].Scope == auth.ScopeOwn }
+func ownLeadsOnly(p *web.Principal) bool { return p.OwnOnly(auth.FeatureLeads) }
 
 // leadForm is what a posted lead form gives: the page state and the store's input.
 type leadForm struct {

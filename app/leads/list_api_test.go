@@ -32,7 +32,7 @@ func newListAPIFixture(t *testing.T, e *apptest.Env) *listAPIFixture {
 	t.Helper()
 	ctx := context.Background()
 	f, o := e.Tenant("Acme"), e.Tenant("Other")
-	sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+	sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 	x := &listAPIFixture{masters: map[store.MasterKind][]store.Master{}, salesID: sales.ID,
 		base: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
 	admin := e.DB.System(f.Tenant.ID, f.Admin.ID)

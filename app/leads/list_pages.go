@@ -49,7 +49,7 @@ func (h *Handler) leadList(r *http.Request, in url.Values) (*leadsview.List, err
 	sort, desc := listpage.Sort(q.Sort, q.Order)
 	m := &leadsview.List{ListState: leadsview.State(norm, errs, sort, desc), Page: page, Choices: map[string][]components.Option{},
 		CanCreate: p.Perms.Allows(auth.FeatureLeads, auth.Create), CanUpdate: p.Perms.Allows(auth.FeatureLeads, auth.Update),
-		CanDelete: p.Perms.Allows(auth.FeatureLeads, auth.Delete)}
+		CanDelete: p.Perms.Allows(auth.FeatureLeads, auth.Delete), CanExport: p.Perms.Allows(auth.FeatureLeads, auth.Export)}
 	m.Filtered = q.Search != "" || !q.CreatedFrom.IsZero() || !q.CreatedTo.IsZero() || len(errs) > 0
 	for _, f := range listFilters {
 		m.Filtered = m.Filtered || len(*f.ids(&q)) > 0

@@ -336,7 +336,7 @@ func TestSavedViewPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		other := e.User(f, "other@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+		other := e.User(f, "other@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		e.Browser(other.Email).Form(fmt.Sprintf("/leads/views/%d/delete", v.ID), nil).WantStatus(404)
 	})
 }
@@ -448,8 +448,8 @@ func TestLeadPagesRefuseWithoutPermission(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		id := apptest.AddLead(t, e, f, 0, "Ana")
-		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}}).Email)
-		nobody := e.Browser(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true}}).Email)
+		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
+		nobody := e.Browser(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		lead := fmt.Sprintf("/leads/%d", id)
 		gets := []struct {
 			c    *apptest.Client
@@ -494,8 +494,7 @@ func TestLeadPagesOwnScope(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Create: true,
-			Update: true, Delete: true, Scope: auth.ScopeOwn}})
+		sales := e.User(f, "sales@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Delete: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		mine := apptest.AddLead(t, e, f, sales.ID, "Sales Own")
 		theirs := apptest.AddLead(t, e, f, 0, "Admin Own")
 		c := e.Browser(sales.Email)

@@ -73,7 +73,7 @@ func TestRemindersAPI(t *testing.T) {
 				t.Errorf("%s %s from another tenant: %d %s", call.method, call.path, r.Status, r.Body)
 			}
 		}
-		viewer := e.APIClient(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		viewer := e.APIClient(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		for _, call := range []struct{ method, path string }{
 			{"POST", "/v1/api/lead/create-remainders"},
 			{"PUT", fmt.Sprintf("/v1/api/lead/update-remainders/%d", later)},

@@ -85,7 +85,7 @@ func TestLeadPageRemindersAndNotifications(t *testing.T) {
 		if r := b.Form("/reminders/"+rid[1]+"/delete", url.Values{}); r.Status != 303 {
 			t.Fatalf("delete: %d", r.Status)
 		}
-		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true}}).Email)
+		viewer := e.Browser(e.User(f, "v@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		if r := viewer.Form(base+"/reminders", url.Values{"title": {"x"}, "due_at": {past}}); r.Status != 403 {
 			t.Errorf("viewer create: %d", r.Status)
 		}
@@ -124,9 +124,9 @@ func TestHeaderCountNeedsLeads(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		noLeads := e.User(f, "noleads@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		noLeads := e.User(f, "noleads@acme.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		withLeads := e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{
-			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}, auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
+			auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}, auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		c := e.APIClient(f.Admin.Email)
 		lead := apptest.NewLead(t, c, "Due Lead")
 		for _, u := range []int64{noLeads.ID, withLeads.ID} {

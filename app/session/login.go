@@ -29,6 +29,13 @@ func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*stor
 		return nil, err
 	case login.User.Active && auth.CheckPassword(password, login.User.PasswordHash):
 		h.throttle.Succeed(account)
+		// A tenant that signs in only through its provider refuses the password, except to
+		// its Administrators (store.PasswordAllowed: the break-glass way in).
+		if ok, err := h.db.PasswordAllowed(ctx, login); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, &web.Error{Status: http.StatusForbidden, MsgID: "sso.passwordRefused"}
+		}
 		return login, nil
 	}
 	h.throttle.Fail(account, ip)
@@ -153,20 +160,33 @@ func (h *Handler) APILogout(w http.ResponseWriter, r *http.Request) {
 }
 
 type meData struct {
-	User        *store.User      `json:"user"`
-	Tenant      *store.Tenant    `json:"tenant"`
-	Locale      string           `json:"locale"`
-	Permissions auth.Permissions `json:"permissions"`
+	User        *store.User                   `json:"user"`
+	Tenant      *store.Tenant                 `json:"tenant"`
+	Locale      string                        `json:"locale"`
+	Permissions map[auth.Feature]allowedGrant `json:"permissions"`
 }
 
 func (h *Handler) APIMe(w http.ResponseWriter, r *http.Request) {
 	p := web.Caller(r)
-	h.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: p.Perms})
+	h.web.OK(w, r, http.StatusOK, "ok", meData{User: p.User, Tenant: p.Tenant, Locale: web.Locale(r), Permissions: allowedGrants(p.Perms)})
 }
 
 type allowedData struct {
-	Features    []auth.Feature   `json:"features"`
-	Permissions auth.Permissions `json:"permissions"`
+	Features    []auth.Feature                `json:"features"`
+	Permissions map[auth.Feature]allowedGrant `json:"permissions"`
+}
+
+// allowedGrant is a grant as get-allow-feature has always told it (an allowed flag per
+// action and the feature's record scope, its view scope), with the scope of each action.
+type allowedGrant struct {
+	View   bool             `json:"view"`
+	Create bool             `json:"create"`
+	Update bool             `json:"update"`
+	Delete bool             `json:"delete"`
+	Export bool             `json:"export"`
+	Import bool             `json:"import"`
+	Scope  auth.RecordScope `json:"scope"`
+	Scopes auth.Grant       `json:"scopes"`
 }
 
 func (h *Handler) AllowedFeatures(w http.ResponseWriter, r *http.Request) {
@@ -175,5 +195,17 @@ func (h *Handler) AllowedFeatures(w http.ResponseWriter, r *http.Request) {
 	if features == nil {
 		features = []auth.Feature{}
 	}
-	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: p.Perms})
+	h.web.OK(w, r, http.StatusOK, "ok", allowedData{Features: features, Permissions: allowedGrants(p.Perms)})
+}
+
+// allowedGrants are the caller's grants as the API tells them: the features with at least
+// one action.
+func allowedGrants(perms auth.Permissions) map[auth.Feature]allowedGrant {
+	grants := map[auth.Feature]allowedGrant{}
+	for _, f := range perms.Allowed() {
+		g := perms[f].Normal()
+		grants[f] = allowedGrant{View: g.Allows(auth.View), Create: g.Allows(auth.Create), Update: g.Allows(auth.Update),
+			Delete: g.Allows(auth.Delete), Export: g.Allows(auth.Export), Import: g.Allows(auth.Import), Scope: g.View, Scopes: g}
+	}
+	return grants
 }

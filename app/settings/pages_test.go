@@ -184,7 +184,7 @@ func TestSettingsPagesRefuseWithoutPermission(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
 		stage := apptest.MasterID(t, e, f, store.KindStage, "Deals")
-		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureSettings: {View: true}}).Email)
+		viewer := e.Browser(e.User(f, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureSettings: {View: auth.ScopeAll, Export: auth.ScopeAll}}).Email)
 		nobody := e.Browser(e.User(f, "nobody@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: auth.Full}).Email)
 		base := fmt.Sprintf("/settings/masters/stage/%d", stage)
 		for _, p := range []string{"/settings", "/settings/masters/stage", "/settings/stages", base + "/delete"} {

@@ -17,11 +17,12 @@ type callerRow struct {
 	TenantLocale  string         `bun:"tenant_default_locale"`
 	TenantCreated time.Time      `bun:"tenant_created_at"`
 	Feature       sql.NullString `bun:"rp_feature"`
-	CanView       sql.NullBool   `bun:"rp_can_view"`
-	CanCreate     sql.NullBool   `bun:"rp_can_create"`
-	CanUpdate     sql.NullBool   `bun:"rp_can_update"`
-	CanDelete     sql.NullBool   `bun:"rp_can_delete"`
-	GrantScope    sql.NullString `bun:"rp_scope"`
+	ViewScope     sql.NullString `bun:"rp_view_scope"`
+	CreateScope   sql.NullString `bun:"rp_create_scope"`
+	UpdateScope   sql.NullString `bun:"rp_update_scope"`
+	DeleteScope   sql.NullString `bun:"rp_delete_scope"`
+	ExportScope   sql.NullString `bun:"rp_export_scope"`
+	ImportScope   sql.NullString `bun:"rp_import_scope"`
 }
 
 // Caller loads who makes a request — the user, the tenant and the user's permissions — in
@@ -32,8 +33,9 @@ func (db *DB) Caller(ctx context.Context, tenantID, userID int64) (*User, *Tenan
 	err := db.System(tenantID, userID).Select(&rows).
 		ColumnExpr("u.*").
 		ColumnExpr("tn.name AS tenant_name, tn.default_locale AS tenant_default_locale, tn.created_at AS tenant_created_at").
-		ColumnExpr("rp.feature AS rp_feature, rp.can_view AS rp_can_view, rp.can_create AS rp_can_create").
-		ColumnExpr("rp.can_update AS rp_can_update, rp.can_delete AS rp_can_delete, rp.scope AS rp_scope").
+		ColumnExpr("rp.feature AS rp_feature, rp.view_scope AS rp_view_scope, rp.create_scope AS rp_create_scope").
+		ColumnExpr("rp.update_scope AS rp_update_scope, rp.delete_scope AS rp_delete_scope").
+		ColumnExpr("rp.export_scope AS rp_export_scope, rp.import_scope AS rp_import_scope").
 		Join("JOIN tenants AS tn ON tn.id = u.tenant_id").
 		Join("LEFT JOIN role_permissions AS rp ON rp.tenant_id = u.tenant_id AND rp.role_id = u.role_id").
 		Where("u.id = ?", userID).
@@ -52,8 +54,10 @@ func (db *DB) Caller(ctx context.Context, tenantID, userID int64) (*User, *Tenan
 		if !r.Feature.Valid {
 			continue
 		}
-		perms[auth.Feature(r.Feature.String)] = auth.Grant{View: r.CanView.Bool, Create: r.CanCreate.Bool,
-			Update: r.CanUpdate.Bool, Delete: r.CanDelete.Bool, Scope: auth.RecordScope(r.GrantScope.String)}
+		perms[auth.Feature(r.Feature.String)] = auth.Grant{View: auth.RecordScope(r.ViewScope.String),
+			Create: auth.RecordScope(r.CreateScope.String), Update: auth.RecordScope(r.UpdateScope.String),
+			Delete: auth.RecordScope(r.DeleteScope.String), Export: auth.RecordScope(r.ExportScope.String),
+			Import: auth.RecordScope(r.ImportScope.String)}.Normal()
 	}
 	return &u, t, perms, nil
 }

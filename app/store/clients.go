@@ -119,6 +119,7 @@ func (s Scope) newClient(in ClientInput) *Client {
 
 // UpdateClient replaces a reachable client's editable fields, recording what changed.
 func (s Scope) UpdateClient(ctx context.Context, id int64, in ClientInput) (*ClientView, error) {
+	s = s.For(auth.Update)
 	err := s.Tx(ctx, func(tx Scope) error {
 		if err := tx.checkClient(dbRefs{ctx, tx}, &in); err != nil {
 			return err
@@ -153,6 +154,7 @@ func (s Scope) editedClient(old *Client, in ClientInput) *Client {
 
 // DeleteClient removes a reachable client, recording what it was.
 func (s Scope) DeleteClient(ctx context.Context, id int64) error {
+	s = s.For(auth.Delete)
 	return s.Tx(ctx, func(tx Scope) error {
 		c := &Client{}
 		if err := tx.clients(c).Where("c.id = ?", id).Scan(ctx); err != nil {

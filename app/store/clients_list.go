@@ -222,6 +222,7 @@ func (s Scope) ExplainListClients(ctx context.Context, q ClientQuery) ([]string,
 // reach, and those the owner has already, are skipped. It returns how many changed. A user
 // limited to their own clients can only give them to themselves.
 func (s Scope) BulkSetClientOwner(ctx context.Context, ids []int64, owner int64) (int, error) {
+	s = s.For(auth.Update)
 	switch {
 	case len(ids) == 0:
 		return 0, validate.Errors{"ids": validate.KeyRequired}
@@ -268,5 +269,6 @@ func (s Scope) BulkSetClientOwner(ctx context.Context, ids []int64, owner int64)
 // does, in one transaction; it returns the ids it deleted (others are skipped), ErrNotFound
 // when none could be.
 func (s Scope) DeleteClients(ctx context.Context, ids []int64) ([]int64, error) {
+	s = s.For(auth.Delete)
 	return s.deleteEach(ctx, ids, Scope.DeleteClient)
 }

@@ -42,8 +42,8 @@ var clientNames = []string{"Ana Silva", "bob stone", "Carla Cruz", "ana silva", 
 var clientCompanies = []string{"Acme Textiles", "Blue Harbor", "cobalt labs", "Zenith & Co", ""}
 
 // ownClientsRole gives a user every client action, on their own clients only.
-var ownClientsRole = map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Create: true, Update: true, Delete: true, Scope: auth.ScopeOwn},
-	auth.FeatureLeads: {View: true, Create: true, Update: true}}
+var ownClientsRole = map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Delete: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn},
+	auth.FeatureLeads: {View: auth.ScopeAll, Create: auth.ScopeAll, Update: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}}
 
 func newClientFixture(t *testing.T, db *store.DB) *clientFixture {
 	t.Helper()

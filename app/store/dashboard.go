@@ -172,17 +172,23 @@ type clientDayCount struct {
 	N      int64  `bun:"n,notnull"`
 }
 
-// forDashboard is the scope as the dashboard sees it: a dashboard grant limited to "own"
-// records narrows leads and clients to the user's own too.
+// forDashboard is the scope as the dashboard sees it: the dashboard grant's view scope caps
+// what it counts of leads and clients (a dashboard limited to "own" records counts only the
+// user's own leads and clients, whatever the lead grant says).
 func (s Scope) forDashboard() Scope {
-	if !s.ownOnly(auth.FeatureDashboard) || s.perms == nil { // nil: as narrow as it gets already
+	if s.system || s.perms == nil { // nil: as narrow as it gets already
 		return s
+	}
+	s.action = auth.View
+	limit := s.perms.ScopeFor(auth.FeatureDashboard, auth.View)
+	if !limit.Granted() {
+		limit = auth.ScopeOwn
 	}
 	p := maps.Clone(s.perms)
 	for _, f := range []auth.Feature{auth.FeatureLeads, auth.FeatureClients} {
-		g := p[f]
-		g.Scope = auth.ScopeOwn
-		p[f] = g
+		if g := p[f]; g.View.Rank() > limit.Rank() {
+			p[f] = g.With(auth.View, limit)
+		}
 	}
 	s.perms = p
 	return s
@@ -192,24 +198,41 @@ func (s Scope) forDashboard() Scope {
 // system scope may; a scope without permissions may not).
 func (s Scope) canView(f auth.Feature) bool { return s.system || s.perms.Allows(f, auth.View) }
 
-// counterUser is the user_id of the counters that hold what the scope may reach of a
-// feature: the user's own under an "own" grant, else the whole tenant's (0). It is the
-// counters' form of the rule Scope.leads and Scope.clients apply to the rows.
-func (s Scope) counterUser(f auth.Feature) int64 {
-	if s.ownOnly(f) {
-		return s.UserID
+// dayExpr is the UTC day of a row's creation, as the day counters' triggers write it.
+func (s Scope) dayExpr(col string) string {
+	if s.Dialect() == Postgres {
+		return "(" + col + " AT TIME ZONE 'UTC')::date"
 	}
-	return 0
+	return "date(" + col + ")"
 }
 
-// leadDays starts a query on the lead counters this scope may reach.
+// leadDays starts a query on the lead counters this scope may reach: the whole tenant's
+// (user 0) or the user's own (their user_id) under an "own" scope. A lead is counted once
+// for its owner and once more for a different creator, so the counters of several users
+// cannot be summed: a team scope counts the team's rows themselves, in the counters' shape.
 func (s Scope) leadDays() *bun.SelectQuery {
-	return s.Select((*leadDayCount)(nil)).Where("ldc.user_id = ?", s.counterUser(auth.FeatureLeads))
+	switch s.recordScope(auth.FeatureLeads) {
+	case auth.ScopeTeam:
+		rows := s.leads((*Lead)(nil)).ColumnExpr("l.tenant_id, " + s.dayExpr("l.created_at") + " AS day").
+			ColumnExpr("COALESCE(l.lead_stage_id, 0) AS stage_id, COALESCE(l.lead_status_id, 0) AS status_id").
+			ColumnExpr("COALESCE(l.lead_source_id, 0) AS source_id, 1 AS n")
+		return s.idb.NewSelect().TableExpr("(?) AS ldc", rows)
+	case auth.ScopeOwn:
+		return s.Select((*leadDayCount)(nil)).Where("ldc.user_id = ?", s.UserID)
+	}
+	return s.Select((*leadDayCount)(nil)).Where("ldc.user_id = 0")
 }
 
-// clientDays starts a query on the client counters this scope may reach.
+// clientDays starts a query on the client counters this scope may reach (as leadDays).
 func (s Scope) clientDays() *bun.SelectQuery {
-	return s.Select((*clientDayCount)(nil)).Where("cdc.user_id = ?", s.counterUser(auth.FeatureClients))
+	switch s.recordScope(auth.FeatureClients) {
+	case auth.ScopeTeam:
+		rows := s.clients((*Client)(nil)).ColumnExpr("c.tenant_id, " + s.dayExpr("c.created_at") + " AS day, 1 AS n")
+		return s.idb.NewSelect().TableExpr("(?) AS cdc", rows)
+	case auth.ScopeOwn:
+		return s.Select((*clientDayCount)(nil)).Where("cdc.user_id = ?", s.UserID)
+	}
+	return s.Select((*clientDayCount)(nil)).Where("cdc.user_id = 0")
 }
 
 // Dashboard computes the parts asked for (DashboardLeads|DashboardClients) over the period,

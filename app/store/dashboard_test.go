@@ -35,9 +35,9 @@ func newDashFixture(t *testing.T, db *store.DB, name string) *dashFixture {
 	tn, admin := newTenant(t, db, name, "admin@"+name+".test")
 	s := db.System(tn.ID, admin.ID)
 	grants := map[auth.Feature]auth.Grant{
-		auth.FeatureLeads:     {View: true, Create: true, Update: true, Scope: auth.ScopeOwn},
-		auth.FeatureClients:   {View: true, Create: true, Scope: auth.ScopeOwn},
-		auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll},
+		auth.FeatureLeads:     {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn},
+		auth.FeatureClients:   {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn},
+		auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll},
 	}
 	if _, err := s.CreateRole(ctx, "sales-own", grants); err != nil {
 		t.Fatal(err)
@@ -215,8 +215,8 @@ func TestDashboardLeadFigures(t *testing.T) {
 
 		// A dashboard grant on "own" records narrows an "all" lead grant.
 		s := f.db.System(f.tenant.ID, f.sales.ID).WithPermissions(auth.Permissions{
-			auth.FeatureLeads:     {View: true, Scope: auth.ScopeAll},
-			auth.FeatureDashboard: {View: true, Scope: auth.ScopeOwn}})
+			auth.FeatureLeads:     {View: auth.ScopeAll, Export: auth.ScopeAll},
+			auth.FeatureDashboard: {View: auth.ScopeOwn, Export: auth.ScopeOwn}})
 		if d, err = s.Dashboard(ctx, march(t), store.DashboardLeads|store.DashboardClients); err != nil || d.Leads.Total != 3 {
 			t.Fatalf("own dashboard grant: %+v %v", d, err)
 		}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -52,19 +54,81 @@ func EntityNamed(name string) *Entity {
 }
 
 // reach starts a query on the records of the kind this scope may reach: the tenant's, and
-// only the user's own (owned or created) when their role says "own" for the kind's feature.
+// only those its record scope for the kind's feature gives (whose).
 func (s Scope) reach(e *Entity, model any) *bun.SelectQuery {
 	q := s.Select(model)
-	if s.ownOnly(e.Feature) {
-		q = q.Where("("+e.Alias+".owner_id = ? OR "+e.Alias+".created_by = ?)", s.UserID, s.UserID)
+	if cond, args := s.whose(e.Feature, e.Alias+".owner_id", e.Alias+".created_by"); cond != "" {
+		q = q.Where(cond, args...)
 	}
 	return q
 }
 
-// reaches reports whether the scope reaches a record of the kind with that owner and
-// creator: reach's rule, in memory.
-func (s Scope) reaches(e *Entity, owner, creator *int64) bool {
-	return !s.ownOnly(e.Feature) || owner != nil && *owner == s.UserID || creator != nil && *creator == s.UserID
+// recordScope is what the scope reaches of the feature's records for its action (view
+// unless For says otherwise): everything for the system; own for a scope without
+// permissions or an action its role does not grant (the most restrictive, as the routes
+// refuse those callers before); else the role's scope of the action.
+func (s Scope) recordScope(f auth.Feature) auth.RecordScope {
+	if s.system {
+		return auth.ScopeAll
+	}
+	a := s.action
+	if a == "" {
+		a = auth.View
+	}
+	if sc := s.perms.ScopeFor(f, a); sc.Granted() {
+		return sc
+	}
+	return auth.ScopeOwn
+}
+
+// teamSQL selects the users whose records a team scope reaches: the user and everyone who
+// shares a team with them (team_members_user_idx finds the user's teams, the primary key
+// their members).
+const teamSQL = "SELECT tm.user_id FROM team_members AS tm WHERE tm.tenant_id = ? AND tm.team_id IN " +
+	"(SELECT mine.team_id FROM team_members AS mine WHERE mine.tenant_id = ? AND mine.user_id = ?) UNION SELECT ?"
+
+// whose is the condition on a row's owner and creator columns that the scope's record
+// scope for the feature puts on it ("" for all): own is owner or creator = me; team is
+// owner or creator among me and my teams' members.
+func (s Scope) whose(f auth.Feature, owner, creator string) (string, []any) {
+	switch s.recordScope(f) {
+	case auth.ScopeAll:
+		return "", nil
+	case auth.ScopeTeam:
+		team := []any{s.TenantID, s.TenantID, s.UserID, s.UserID}
+		return "(" + owner + " IN (" + teamSQL + ") OR " + creator + " IN (" + teamSQL + "))", append(team, team...)
+	}
+	return "(" + owner + " = ? OR " + creator + " = ?)", []any{s.UserID, s.UserID}
+}
+
+// Team lists the users a team scope of the scope's user reaches: the user and everyone
+// sharing a team with them.
+func (s Scope) Team(ctx context.Context) ([]int64, error) {
+	var ids []int64
+	err := s.idb.NewRaw(teamSQL, s.TenantID, s.TenantID, s.UserID, s.UserID).Scan(ctx, &ids)
+	return ids, err
+}
+
+// reacher is reach's rule in memory, for records already read (team: the team read once).
+type reacher func(owner, creator *int64) bool
+
+// reacher returns reach's rule for the kind as a function of a record's owner and creator.
+func (s Scope) reacher(ctx context.Context, e *Entity) (reacher, error) {
+	switch s.recordScope(e.Feature) {
+	case auth.ScopeAll:
+		return func(_, _ *int64) bool { return true }, nil
+	case auth.ScopeTeam:
+		ids, err := s.Team(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func(owner, creator *int64) bool {
+			return owner != nil && slices.Contains(ids, *owner) || creator != nil && slices.Contains(ids, *creator)
+		}, nil
+	}
+	return func(owner, creator *int64) bool {
+		return owner != nil && *owner == s.UserID || creator != nil && *creator == s.UserID
+	}, nil
 }
 
 // part points at an address's part by its field name ("city"), nil for none.

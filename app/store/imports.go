@@ -188,9 +188,10 @@ type NewImport struct {
 	Mapping   []string // suggested: one field name (or "") per column
 }
 
-// MayImport reports whether the scope's user may import records of entity in mode: create
+// MayImport reports whether the scope's user may import records of entity in mode: import
 // on the entity's feature, and update too unless the import only creates; or, with undo,
-// undo such an import (delete).
+// undo such an import (import and delete). The records an import matches and changes are
+// those its import scope reaches (importer.Runner runs it For(auth.Import)).
 func (s Scope) MayImport(entity, mode string, undo bool) bool {
 	if s.system {
 		return true
@@ -200,9 +201,9 @@ func (s Scope) MayImport(entity, mode string, undo bool) bool {
 	case e == nil:
 		return false
 	case undo:
-		return s.perms.Allows(e.Feature, auth.Delete)
+		return s.perms.Allows(e.Feature, auth.Import) && s.perms.Allows(e.Feature, auth.Delete)
 	}
-	return s.perms.Allows(e.Feature, auth.Create) && (mode == ModeCreate || s.perms.Allows(e.Feature, auth.Update))
+	return s.perms.Allows(e.Feature, auth.Import) && (mode == ModeCreate || s.perms.Allows(e.Feature, auth.Update))
 }
 
 // CreateImport keeps an uploaded file as an import of the scope's user, waiting for its

@@ -193,7 +193,7 @@ func testImportLeadMatchesCreateLead(t *testing.T, db *DB, s Scope, _, rep *User
 	for _, own := range []bool{false, true} {
 		sc := s
 		if own {
-			sc = db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{auth.FeatureLeads: {View: true, Create: true, Scope: auth.ScopeOwn}})
+			sc = db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		}
 		for i, in := range inputs {
 			var want *Lead
@@ -266,7 +266,7 @@ func testImportClientMatchesCreateClient(t *testing.T, db *DB, s Scope, _, rep *
 		sc := s
 		if own {
 			sc = db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
-				auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}, auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeOwn}})
+				auth.FeatureLeads: {View: auth.ScopeOwn, Export: auth.ScopeOwn}, auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		}
 		for i, in := range inputs {
 			var want *Client
@@ -429,7 +429,7 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 			{Contact: Contact{CustomerName: "", CompanyEmail: "bad", CompanyPhoneNumber: "12", Notes: "<b>x</b>", ShippingAddress: &Address{City: "<i>"}}},
 		}
 		own := db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
-			auth.FeatureLeads: {View: true, Create: true, Update: true, Scope: auth.ScopeOwn}})
+			auth.FeatureLeads: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		for _, sc := range []Scope{s, own} {
 			for _, lead := range []*LeadView{full, bare} {
 				for i, in := range inputs {
@@ -533,7 +533,7 @@ func TestImportClientUpdateMatchesUpdateClient(t *testing.T) {
 			{Contact: Contact{CompanyEmail: "nameless@x.test", CompanyPhoneNumber: "abc"}},
 		}
 		own := db.System(s.TenantID, rep.ID).WithPermissions(auth.Permissions{
-			auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}, auth.FeatureClients: {View: true, Create: true, Update: true, Scope: auth.ScopeOwn}})
+			auth.FeatureLeads: {View: auth.ScopeOwn, Export: auth.ScopeOwn}, auth.FeatureClients: {View: auth.ScopeOwn, Create: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn, Import: auth.ScopeOwn}})
 		for _, sc := range []Scope{s, own} {
 			for i, in := range inputs {
 				name := fmt.Sprintf("user %d, input %d (%s)", sc.UserID, i, in.CustomerName)

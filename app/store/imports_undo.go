@@ -94,6 +94,8 @@ type batchUndo[R any] struct {
 	tx   Scope
 	im   *Import
 	refs *refSet
+	// reaches is reach's rule in memory for the records read.
+	reaches reacher
 
 	// The reachable records the batch's rows name, as the rows so far have left them, and,
 	// for those restored, as they were before the batch, in the order first restored.
@@ -129,8 +131,12 @@ func newBatchUndo[R any](ctx context.Context, s Scope, ad *importAdapter[R], im 
 	if err != nil {
 		return nil, err
 	}
+	reaches, err := s.reacher(ctx, ad.entity)
+	if err != nil {
+		return nil, err
+	}
 	u := &batchUndo[R]{ad: ad, tx: s, im: im, refs: refs, records: map[int64]*R{}, orig: map[int64]*R{},
-		deleteRecord: map[int64]bool{}}
+		deleteRecord: map[int64]bool{}, reaches: reaches}
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, r := range rows {
@@ -157,7 +163,7 @@ func newBatchUndo[R any](ctx context.Context, s Scope, ad *importAdapter[R], im 
 // reachable reports whether the scope may still reach a record as the batch has left it.
 func (u *batchUndo[R]) reachable(r *R) bool {
 	f := u.ad.record(r)
-	return u.tx.reaches(u.ad.entity, *f.owner, *f.creator)
+	return u.reaches(*f.owner, *f.creator)
 }
 
 // undone notes a row's "import_undo" journey entry.

@@ -135,7 +135,8 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 // last): PostgreSQL then reads the primary key for them even when its statistics are
 // behind the table (a tenant's first large import), instead of every row of the tenant.
 func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns) error {
-	table, alias, own := e.Table, e.Alias, s.ownOnly(e.Feature)
+	table, alias := e.Table, e.Alias
+	whose, whoseArgs := s.whose(e.Feature, alias+".owner_id", alias+".created_by")
 	pg := s.Dialect() == Postgres
 	groups := map[string][]changedColumns{}
 	var keys []string
@@ -193,9 +194,9 @@ func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns)
 				q.WriteString(" AND " + alias + ".id BETWEEN ? AND ?")
 				args = append(args, chunk[0].id, chunk[len(chunk)-1].id)
 			}
-			if own {
-				q.WriteString(" AND (" + alias + ".owner_id = ? OR " + alias + ".created_by = ?)")
-				args = append(args, s.UserID, s.UserID)
+			if whose != "" {
+				q.WriteString(" AND " + whose)
+				args = append(args, whoseArgs...)
 			}
 			if _, err := s.idb.NewRaw(q.String(), args...).Exec(ctx); err != nil {
 				return err

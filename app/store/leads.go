@@ -134,9 +134,7 @@ func searchText(l *Lead) string { return l.Contact.searchText() }
 
 // ownOnly reports whether the scope's user may reach only the records of the feature they
 // own or created.
-func (s Scope) ownOnly(f auth.Feature) bool {
-	return !s.system && (s.perms == nil || s.perms[f].Scope == auth.ScopeOwn)
-}
+func (s Scope) ownOnly(f auth.Feature) bool { return s.recordScope(f) == auth.ScopeOwn }
 
 // ownLeadsOnly reports whether the scope's user may reach only the leads they own or created.
 func (s Scope) ownLeadsOnly() bool { return s.ownOnly(auth.FeatureLeads) }
@@ -318,6 +316,7 @@ func (s Scope) newLead(r refChecker, in LeadInput) (*Lead, error) {
 
 // DeleteLead removes a lead the scope may reach, recording what it was.
 func (s Scope) DeleteLead(ctx context.Context, id int64) error {
+	s = s.For(auth.Delete)
 	return s.Tx(ctx, func(tx Scope) error {
 		l := &Lead{}
 		if err := tx.leads(l).Where("l.id = ?", id).Scan(ctx); err != nil {

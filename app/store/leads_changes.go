@@ -87,6 +87,7 @@ type change struct {
 // source left empty keep their value; the journey gets one entry with every changed field
 // (names, not ids, for masters and owner), and separate stage/status/owner entries.
 func (s Scope) UpdateLead(ctx context.Context, id int64, in LeadInput) (*LeadView, error) {
+	s = s.For(auth.Update)
 	err := s.Tx(ctx, func(tx Scope) error {
 		if err := tx.checkLeadEdit(dbRefs{ctx, tx}, &in); err != nil {
 			return err
@@ -293,6 +294,7 @@ func (s Scope) BulkSetLeadField(ctx context.Context, ids []int64, field LeadFiel
 }
 
 func (s Scope) setLeadField(ctx context.Context, ids []int64, field LeadField, value int64, bulk bool) (int, error) {
+	s = s.For(auth.Update)
 	errs := validate.Errors{}
 	if len(ids) == 0 {
 		return 0, validate.Errors{"ids": validate.KeyRequired}
@@ -377,6 +379,7 @@ const MaxBulk = 500
 // DeleteLeads deletes the given leads the scope may reach, each recorded; it returns the
 // ids it deleted (others are skipped), ErrNotFound when none could be.
 func (s Scope) DeleteLeads(ctx context.Context, ids []int64) ([]int64, error) {
+	s = s.For(auth.Delete)
 	return s.deleteEach(ctx, ids, Scope.DeleteLead)
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crm/app/auth"
 	"slices"
 	"time"
 
@@ -173,8 +174,8 @@ type leadCount struct {
 // as leads: the tenant's, and only the user's own when their role says "own".
 func (s Scope) leadCounts() *bun.SelectQuery {
 	q := s.Select((*leadCount)(nil))
-	if s.ownLeadsOnly() {
-		q = q.Where("(lc.owner_id = ? OR lc.created_by = ?)", s.UserID, s.UserID)
+	if cond, args := s.whose(auth.FeatureLeads, "lc.owner_id", "lc.created_by"); cond != "" {
+		q = q.Where(cond, args...)
 	}
 	return q
 }

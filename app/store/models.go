@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"crm/app/auth"
 )
 
 // Tenant is a customer company; its rows are isolated from every other tenant's.
@@ -24,6 +26,7 @@ type Role struct {
 	ID        int64     `bun:"id,pk,autoincrement" json:"id"`
 	Name      string    `bun:"name,notnull" json:"name"`
 	Builtin   bool      `bun:"builtin,notnull" json:"builtin"`
+	Version   int64     `bun:"version,notnull,default:1" json:"version"`
 	CreatedAt time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
@@ -32,13 +35,45 @@ type RolePermission struct {
 	bun.BaseModel `bun:"table:role_permissions,alias:rp"`
 	Owned
 
-	RoleID    int64  `bun:"role_id,pk"`
-	Feature   string `bun:"feature,pk"`
+	RoleID  int64  `bun:"role_id,pk"`
+	Feature string `bun:"feature,pk"`
+	// The record scope of each action (none, own, team, all).
+	ViewScope   string `bun:"view_scope,notnull"`
+	CreateScope string `bun:"create_scope,notnull"`
+	UpdateScope string `bun:"update_scope,notnull"`
+	DeleteScope string `bun:"delete_scope,notnull"`
+	ExportScope string `bun:"export_scope,notnull"`
+	ImportScope string `bun:"import_scope,notnull"`
+	// The columns of the first model (one scope a feature), still written so a reader of
+	// the old shape sees the same rights: an action granted at all, and the widest scope.
 	CanView   bool   `bun:"can_view,notnull"`
 	CanCreate bool   `bun:"can_create,notnull"`
 	CanUpdate bool   `bun:"can_update,notnull"`
 	CanDelete bool   `bun:"can_delete,notnull"`
 	Scope     string `bun:"scope,notnull"`
+}
+
+// newRolePermission is the row of a role's grant on a feature.
+func newRolePermission(roleID int64, f auth.Feature, g auth.Grant) *RolePermission {
+	g = g.Normal()
+	widest := auth.ScopeOwn
+	for _, a := range auth.Actions {
+		if g.For(a).Rank() > widest.Rank() {
+			widest = g.For(a)
+		}
+	}
+	return &RolePermission{RoleID: roleID, Feature: string(f),
+		ViewScope: string(g.View), CreateScope: string(g.Create), UpdateScope: string(g.Update),
+		DeleteScope: string(g.Delete), ExportScope: string(g.Export), ImportScope: string(g.Import),
+		CanView: g.Allows(auth.View), CanCreate: g.Allows(auth.Create), CanUpdate: g.Allows(auth.Update),
+		CanDelete: g.Allows(auth.Delete), Scope: string(widest)}
+}
+
+// Grant is the row's grant.
+func (rp *RolePermission) Grant() auth.Grant {
+	return auth.Grant{View: auth.RecordScope(rp.ViewScope), Create: auth.RecordScope(rp.CreateScope),
+		Update: auth.RecordScope(rp.UpdateScope), Delete: auth.RecordScope(rp.DeleteScope),
+		Export: auth.RecordScope(rp.ExportScope), Import: auth.RecordScope(rp.ImportScope)}.Normal()
 }
 
 // User is a member of a tenant's staff who signs in.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"crm/app/auth"
 	"crm/app/validate"
 )
 
@@ -62,8 +63,8 @@ func (s Scope) reminderViews(rows any) *bun.SelectQuery {
 	q := s.Select(rows).ColumnExpr("rm.*, u.name AS assignee_name, l.customer_name AS lead_name").
 		Join("JOIN leads AS l ON l.tenant_id = rm.tenant_id AND l.id = rm.lead_id").
 		Join("LEFT JOIN users AS u ON u.tenant_id = rm.tenant_id AND u.id = rm.assignee_id")
-	if s.ownLeadsOnly() {
-		q = q.Where("(l.owner_id = ? OR l.created_by = ? OR rm.assignee_id = ?)", s.UserID, s.UserID, s.UserID)
+	if cond, args := s.whose(auth.FeatureLeads, "l.owner_id", "l.created_by"); cond != "" {
+		q = q.Where("("+cond+" OR rm.assignee_id = ?)", append(args, s.UserID)...)
 	}
 	return q
 }

@@ -49,6 +49,9 @@ type Scope struct {
 	TenantID int64
 	UserID   int64
 	perms    auth.Permissions
+	// action is what the scope is used for (view when empty): its record scope on a
+	// feature decides which records reach gives (For).
+	action auth.Action
 	// system is the system's own view: every record, whatever a role says.
 	system bool
 }
@@ -57,6 +60,15 @@ type Scope struct {
 // for "own" records reaches only the rows the user owns or created.
 func (s Scope) WithPermissions(p auth.Permissions) Scope {
 	s.perms, s.system = p, false
+	return s
+}
+
+// For returns the scope acting for the action: its record scopes become those the caller's
+// role gives that action (an export reads with the export scope, an edit with the update
+// scope). The store's changes set it themselves; callers set it for what only they know
+// (an export reads through the lists).
+func (s Scope) For(a auth.Action) Scope {
+	s.action = a
 	return s
 }
 

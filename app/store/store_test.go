@@ -155,8 +155,8 @@ func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
 		other, _ := newTenant(t, db, "Other", "boss@other.test")
 		s := db.System(tn.ID, admin.ID)
 		role, err := s.CreateRole(ctx, "Viewer", map[auth.Feature]auth.Grant{
-			auth.FeatureLeads:   {View: true, Update: true, Scope: auth.ScopeOwn},
-			auth.FeatureClients: {View: true, Scope: auth.ScopeAll},
+			auth.FeatureLeads:   auth.Grant{View: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn}.Normal(),
+			auth.FeatureClients: auth.Grant{View: auth.ScopeAll, Export: auth.ScopeAll}.Normal(),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -176,8 +176,8 @@ func TestCallerLoadsUserTenantAndGrants(t *testing.T) {
 			t.Errorf("tenant: %+v, want %+v", gotT, tn)
 		}
 		want := auth.Permissions{
-			auth.FeatureLeads:   {View: true, Update: true, Scope: auth.ScopeOwn},
-			auth.FeatureClients: {View: true, Scope: auth.ScopeAll},
+			auth.FeatureLeads:   auth.Grant{View: auth.ScopeOwn, Update: auth.ScopeOwn, Export: auth.ScopeOwn}.Normal(),
+			auth.FeatureClients: auth.Grant{View: auth.ScopeAll, Export: auth.ScopeAll}.Normal(),
 		}
 		if len(perms) != len(want) || perms[auth.FeatureLeads] != want[auth.FeatureLeads] || perms[auth.FeatureClients] != want[auth.FeatureClients] {
 			t.Errorf("permissions: %+v, want %+v", perms, want)
@@ -237,8 +237,8 @@ func TestImportPermissionsAreTheStores(t *testing.T) {
 			t.Fatal(err)
 		}
 		clientsOnly := db.Tenant(tn.ID, u.ID).WithPermissions(auth.Permissions{
-			auth.FeatureClients: {View: true, Create: true, Scope: auth.ScopeAll},
-			auth.FeatureLeads:   {View: true, Create: true, Scope: auth.ScopeAll}})
+			auth.FeatureClients: {View: auth.ScopeAll, Create: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll},
+			auth.FeatureLeads:   {View: auth.ScopeAll, Create: auth.ScopeAll, Export: auth.ScopeAll, Import: auth.ScopeAll}})
 		n := store.NewImport{Entity: store.EntityClient, FileName: "c.csv", Content: []byte("Name\nA\n"), Header: []string{"Name"}}
 		if _, err := db.Tenant(tn.ID, u.ID).CreateImport(ctx, n); !errors.Is(err, store.ErrForbidden) {
 			t.Fatalf("upload without permissions: %v", err)

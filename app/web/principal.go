@@ -39,8 +39,11 @@ func (p *Principal) AllowsAny(needs ...Need) bool {
 	return false
 }
 
-// OwnOnly reports whether the caller reaches only their own records of the feature.
-func (p *Principal) OwnOnly(f auth.Feature) bool { return p.Perms[f].Scope == auth.ScopeOwn }
+// OwnOnly reports whether the caller reaches only their own records of the feature (with
+// the view action).
+func (p *Principal) OwnOnly(f auth.Feature) bool {
+	return p.Perms.ScopeFor(f, auth.View) == auth.ScopeOwn
+}
 
 type principalKey struct{}
 

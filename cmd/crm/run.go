@@ -398,7 +398,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	imports := importer.NewRunner(db, log, *importPause)
 	defer imports.Close()
 	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore, Imports: imports,
-		Metrics: metrics})
+		Metrics: metrics, SecretKey: getenv("CRM_SECRET_KEY")})
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

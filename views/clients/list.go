@@ -51,6 +51,7 @@ type List struct {
 	CanCreate bool
 	CanUpdate bool
 	CanDelete bool
+	CanExport bool // the role exports these records: the list offers the CSV export
 	Pager     components.Pager
 }
 
@@ -78,7 +79,7 @@ func (m List) filters(ctx context.Context) components.Filters {
 // bulk tools the user may use, and the pager.
 func (m List) results(ctx context.Context) components.Results {
 	r := components.Results{Count: components.Total(ctx, "clientsList.total", m.Page.Total, m.Page.TotalCapped), CountTestID: "client-count",
-		Export: i18n.T(ctx, "clientsPage.export"), ExportTestID: "client-export",
+		Export: m.exportText(ctx), ExportTestID: "client-export",
 		Empty: components.Empty{TestID: "clients-empty", Filtered: m.Filtered, NoMatch: i18n.T(ctx, "clientsList.noMatch"),
 			Reset: i18n.T(ctx, "clientsPage.reset"), Message: i18n.T(ctx, "clientsPage.empty")},
 		Table: components.Table{Caption: i18n.T(ctx, "clientsPage.title"), TestID: "client-table", Columns: Columns, RowAttr: "data-client-id",
@@ -98,4 +99,12 @@ func (m List) results(ctx context.Context) components.Results {
 		r.Table.Rows = append(r.Table.Rows, components.Row{ID: c.ID, Name: c.CustomerName, Cells: row(c)})
 	}
 	return r
+}
+
+// exportText is the export link's text, "" (no link) for a role without export.
+func (m List) exportText(ctx context.Context) string {
+	if !m.CanExport {
+		return ""
+	}
+	return i18n.T(ctx, "clientsPage.export")
 }

@@ -52,6 +52,7 @@ type List struct {
 	CanCreate bool
 	CanUpdate bool
 	CanDelete bool
+	CanExport bool // the role exports these records: the list offers the CSV export
 	Pager     components.Pager
 }
 
@@ -70,7 +71,7 @@ func (m List) filters(ctx context.Context) components.Filters {
 // the table with the bulk tools the user may use, and the pager.
 func (m List) results(ctx context.Context) components.Results {
 	r := components.Results{Count: components.Total(ctx, "leadsPage.total", m.Page.Total, m.Page.TotalCapped), CountTestID: "lead-count",
-		Export: i18n.T(ctx, "leadsPage.export"), ExportTestID: "lead-export", Tools: saveView(m),
+		Export: m.exportText(ctx), ExportTestID: "lead-export", Tools: saveView(m),
 		Empty: components.Empty{TestID: "lead-empty", Filtered: m.Filtered, NoMatch: i18n.T(ctx, "leadsPage.noMatch"),
 			Reset: i18n.T(ctx, "leadsPage.reset"), Message: i18n.T(ctx, "leadsPage.empty")},
 		Table: components.Table{Caption: i18n.T(ctx, "leadsPage.title"), TestID: "lead-table", Columns: Columns, RowAttr: "data-lead-id",
@@ -107,4 +108,12 @@ func SavedViewHref(v store.SavedView) string {
 		return ListPath
 	}
 	return ListPath + "?" + v.Query
+}
+
+// exportText is the export link's text, "" (no link) for a role without export.
+func (m List) exportText(ctx context.Context) string {
+	if !m.CanExport {
+		return ""
+	}
+	return i18n.T(ctx, "leadsPage.export")
 }
