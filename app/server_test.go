@@ -179,8 +179,8 @@ func TestHtmxErrorsNameTheirMessage(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll},
-			auth.FeatureDashboard: {View: true, Scope: auth.ScopeAll}})
+		e.User(f, "leads@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll},
+			auth.FeatureDashboard: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		admin, leads := e.Browser(f.Admin.Email), e.Browser("leads@acme.test")
 		hx := []string{"HX-Request", "true", "HX-Target", "main"}
 		for _, c := range []struct {

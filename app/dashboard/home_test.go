@@ -89,10 +89,10 @@ func TestHomeCountsNeedUsersOrRolesView(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		dash := auth.Grant{View: true, Scope: auth.ScopeAll}
+		dash := auth.Grant{View: auth.ScopeAll, Export: auth.ScopeAll}
 		e.User(f, "dash@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash})
-		e.User(f, "users@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash, auth.FeatureUsers: {View: true, Scope: auth.ScopeAll}})
-		e.User(f, "roles@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash, auth.FeatureRoles: {View: true, Scope: auth.ScopeAll}})
+		e.User(f, "users@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash, auth.FeatureUsers: {View: auth.ScopeAll, Export: auth.ScopeAll}})
+		e.User(f, "roles@example.test", map[auth.Feature]auth.Grant{auth.FeatureDashboard: dash, auth.FeatureRoles: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		for _, c := range []struct {
 			email        string
 			users, roles bool

@@ -292,8 +292,8 @@ func TestSignInLandsOnAPageTheRoleMaySee(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		e.User(f, "leadsonly@example.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeAll}})
-		e.User(f, "clientsonly@example.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
+		e.User(f, "leadsonly@example.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
+		e.User(f, "clientsonly@example.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		for _, c := range []struct{ email, want string }{
 			{f.Admin.Email, "/home"},
 			{"leadsonly@example.test", "/leads"},

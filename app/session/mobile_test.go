@@ -243,8 +243,8 @@ func TestMobileScreensNeedLeadsView(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := e.Tenant("Acme")
-		e.User(f, "clients@example.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: true, Scope: auth.ScopeAll}})
-		e.User(f, "leads@example.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: true, Scope: auth.ScopeOwn}})
+		e.User(f, "clients@example.test", map[auth.Feature]auth.Grant{auth.FeatureClients: {View: auth.ScopeAll, Export: auth.ScopeAll}})
+		e.User(f, "leads@example.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeOwn, Export: auth.ScopeOwn}})
 		no, yes := e.Browser("clients@example.test"), e.Browser("leads@example.test")
 		for _, path := range mobileScreens {
 			if r := no.Get(path); r.Status != http.StatusForbidden {
