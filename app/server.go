@@ -13,6 +13,7 @@ import (
 	"crm/app/reminders"
 	"crm/app/session"
 	"crm/app/settings"
+	"crm/app/users"
 	"log/slog"
 	"net/http"
 	"time"
@@ -72,6 +73,7 @@ type Deps struct {
 	Files    files.Store
 	Imports  *importer.Runner    // required: the process's one import runner
 	Throttle *auth.LoginThrottle // nil: the production policy
+	Mailer   users.Mailer        // nil: links are logged as not mailed (mail is not configured)
 }
 
 type server struct {
@@ -92,6 +94,7 @@ type handlers struct {
 	settings  *settings.Handler
 	imports   *imports.Handler
 	exports   *exports.Handler
+	users     *users.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -123,6 +126,7 @@ func NewServer(d Deps) http.Handler {
 		settings:  settings.New(s.web),
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
+		users:     users.New(s.web, d.DB, d.Mailer),
 	}
 	return s.routes(h)
 }

@@ -87,6 +87,12 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	}
 	v["stage1"], v["stage2"], v["stage3"], v["stages"] = all[0], all[1], all[2], strings.Join(all, ",")
 
+	// A member of tenant A to view, change, deactivate and delete.
+	member, err := sa.CreateUser(ctx, store.NewUser{Email: "member-" + strings.ToLower(Marker) + "@example.test",
+		Name: "Member " + Marker, Password: Password, Role: store.RoleSales})
+	must(err)
+	v["user"] = id(member.ID)
+
 	fx.owner = fx.signIn(t, "tenant A's administrator", fx.a, fx.a.Admin, true)
 	api := fx.owner.api
 	v["leadEmail"] = "lead-" + strings.ToLower(Marker) + "@example.test"
@@ -277,6 +283,8 @@ func (fx *matrixFixtures) snapshot(t *testing.T) map[string]string {
 	put("reminder", rm, err)
 	views, err := s.SavedViews(ctx)
 	put("saved views", views, err)
+	member, err := s.UserView(ctx, int64(atoi(fx.vals["user"])))
+	put("user", member, err)
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType, store.KindTitle, store.KindBusinessType} {
 		ms, err := s.Masters(ctx, k)
 		put("masters "+string(k), ms, err)

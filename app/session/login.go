@@ -29,7 +29,14 @@ func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*stor
 		return nil, err
 	case login.User.Active && auth.CheckPassword(password, login.User.PasswordHash):
 		h.throttle.Succeed(account)
+		if err := h.db.NoteSignIn(ctx, login.TenantID, login.User.ID, true); err != nil {
+			return nil, err
+		}
 		return login, nil
+	default:
+		if err := h.db.NoteSignIn(ctx, login.TenantID, login.User.ID, false); err != nil {
+			return nil, err
+		}
 	}
 	h.throttle.Fail(account, ip)
 	return nil, &web.Error{Status: http.StatusUnauthorized, MsgID: "auth.invalid"}
