@@ -57,6 +57,8 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Get("/auth/google", h.sso.Start)
 		r.Get("/auth/google/callback", h.sso.Callback)
 		r.Post("/language", h.session.Language)
+		r.Get("/invite/{token}", h.users.InvitePage)
+		r.Post("/invite/{token}", h.users.InvitePage)
 
 		r.Group(func(r chi.Router) {
 			r.Use(s.web.RequireAuth)
@@ -171,6 +173,20 @@ func (s *server) routes(h handlers) http.Handler {
 				r.Post("/auth/logout", h.session.APILogout)
 				r.Get("/auth/me", h.session.APIMe)
 				r.Get("/get-allow-feature", h.session.AllowedFeatures)
+
+				// Users and the security log (app/users).
+				usersView := s.web.Can(auth.FeatureUsers, auth.View)
+				r.With(usersView).Get("/list-user", h.users.List)
+				r.With(usersView).Get("/view-user/{id}", h.users.View)
+				r.Get("/get-user", h.users.Me)
+				r.With(s.web.Can(auth.FeatureUsers, auth.Create)).Post("/add-user", h.users.Create)
+				r.With(s.web.Can(auth.FeatureUsers, auth.Create)).Post("/create-user", h.users.Create)
+				r.With(s.web.Can(auth.FeatureUsers, auth.Update)).Put("/update-user/{id}", h.users.Update)
+				r.With(s.web.Can(auth.FeatureUsers, auth.Update)).Patch("/status-update-user/{id}", h.users.Status)
+				r.With(s.web.Can(auth.FeatureUsers, auth.Delete)).Delete("/delete-user/{id}", h.users.Delete)
+				r.With(s.web.Can(auth.FeatureUsers, auth.Create)).Get("/check-user", h.users.Check)
+				r.With(usersView).Get("/dropdown-role-master", h.users.Roles)
+				r.With(usersView).Get("/list-security-log", h.users.SecurityLog)
 
 				leadsView := s.web.Can(auth.FeatureLeads, auth.View)
 				r.With(leadsView).Get("/lead/list-customer-lead", h.leads.LeadList)

@@ -15,6 +15,7 @@ import (
 	"crm/app/session"
 	"crm/app/settings"
 	"crm/app/sso"
+	"crm/app/users"
 	"log/slog"
 	"net/http"
 	"time"
@@ -80,6 +81,7 @@ type Deps struct {
 	Metrics  *web.Metrics        // nil: a registry of the server's own (cmd/crm shares it with --metrics-addr)
 	// SecretKey seals secrets at rest (a tenant's SSO client secret); "" leaves SSO off.
 	SecretKey string
+	Mailer   users.Mailer        // nil: links are logged as not mailed (mail is not configured)
 }
 
 type server struct {
@@ -102,6 +104,7 @@ type handlers struct {
 	sso       *sso.Handler
 	imports   *imports.Handler
 	exports   *exports.Handler
+	users     *users.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -138,6 +141,7 @@ func NewServer(d Deps) http.Handler {
 		sso:       sso.New(s.web, d.SecretKey),
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
+		users:     users.New(s.web, d.DB, d.Mailer),
 	}
 	return s.routes(h)
 }

@@ -85,6 +85,10 @@ var (
 	SettingsCreate = Perm{auth.FeatureSettings, auth.Create}
 	SettingsUpdate = Perm{auth.FeatureSettings, auth.Update}
 	SettingsDelete = Perm{auth.FeatureSettings, auth.Delete}
+	UsersView      = Perm{auth.FeatureUsers, auth.View}
+	UsersCreate    = Perm{auth.FeatureUsers, auth.Create}
+	UsersUpdate    = Perm{auth.FeatureUsers, auth.Update}
+	UsersDelete    = Perm{auth.FeatureUsers, auth.Delete}
 
 	// importers may import leads or clients; undoers may undo such an import.
 	importers = []Perm{LeadsImport, ClientsImport}
@@ -180,6 +184,8 @@ var Routes = func() map[string]Route {
 		"GET /readyz":                   {Who: Public},
 		"GET /static/build/*":           {Who: Public, Params: map[string]string{"*": "asset"}},
 		"GET /login":                    {Who: Public},
+		"GET /invite/{token}":           {Who: Public, Params: map[string]string{"token": "any"}},
+		"POST /invite/{token}":          {Who: Public, Params: map[string]string{"token": "any"}, Form: "password=Secret%401a"},
 		"POST /login":                   {Who: Public, Form: "email={login.email}&password={login.password}"},
 		"POST /language":                {Who: Public, Form: "locale=fr_FR"},
 		"GET /m":                        {Who: Public},
@@ -322,6 +328,17 @@ var Routes = func() map[string]Route {
 		"GET /v1/api/import/report-import/{id}":   {Who: Permitted, AnyOf: importers, ID: "import", Tenant: NotFound, OwnerSees: true},
 
 		// Leads API.
+		"GET /v1/api/list-user":                               {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated, OwnerSees: true},
+		"GET /v1/api/view-user/{id}":                          {Who: Permitted, Perms: []Perm{UsersView}, ID: "user", Tenant: NotFound, OwnerSees: true},
+		"GET /v1/api/get-user":                                {Who: SignedIn, Tenant: Isolated},
+		"POST /v1/api/add-user":                               {Who: Permitted, Perms: []Perm{UsersCreate}, JSON: `{"email":"new@example.test","name":"New","invite":true,"role_id":0}`},
+		"POST /v1/api/create-user":                            {Who: Permitted, Perms: []Perm{UsersCreate}, JSON: `{"email":"new@example.test","name":"New","invite":true,"role_id":0}`},
+		"PUT /v1/api/update-user/{id}":                        {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "user", JSON: `{"name":"Renamed"}`, Tenant: NotFound},
+		"PATCH /v1/api/status-update-user/{id}":               {Who: Permitted, Perms: []Perm{UsersUpdate}, ID: "user", JSON: `{"status":"inactive"}`, Tenant: NotFound},
+		"DELETE /v1/api/delete-user/{id}":                     {Who: Permitted, Perms: []Perm{UsersDelete}, ID: "user", Tenant: NotFound},
+		"GET /v1/api/check-user":                              {Who: Permitted, Perms: []Perm{UsersCreate}, Query: "email=free@example.test"},
+		"GET /v1/api/dropdown-role-master":                    {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated},
+		"GET /v1/api/list-security-log":                       {Who: Permitted, Perms: []Perm{UsersView}, Tenant: Isolated},
 		"GET /v1/api/lead/list-customer-lead":                 {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 		"GET /v1/api/lead/view-customer-lead/{id}":            {Who: Permitted, Perms: []Perm{LeadsView}, ID: "lead", Tenant: NotFound, OwnerSees: true},
 		"GET /v1/api/lead/logo/{id}":                          {Who: Permitted, Perms: []Perm{LeadsView}, ID: "lead", Tenant: NotFound},

@@ -95,6 +95,11 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	_, err = sa.AddTeamMember(ctx, team.ID, fx.a.Admin.ID)
 	must(err)
 	v["team"], v["teamUser"] = id(team.ID), id(fx.a.Admin.ID)
+	// A member of tenant A to view, change, deactivate and delete.
+	member, err := sa.CreateUser(ctx, store.NewUser{Email: "member-" + strings.ToLower(Marker) + "@example.test",
+		Name: "Member " + Marker, Password: Password, Role: store.RoleSales})
+	must(err)
+	v["user"] = id(member.ID)
 
 	fx.owner = fx.signIn(t, "tenant A's administrator", fx.a, fx.a.Admin, true)
 	api := fx.owner.api
@@ -276,6 +281,8 @@ func (fx *matrixFixtures) snapshot(t *testing.T) map[string]string {
 	put("reminder", rm, err)
 	views, err := s.SavedViews(ctx)
 	put("saved views", views, err)
+	member, err := s.UserView(ctx, int64(atoi(fx.vals["user"])))
+	put("user", member, err)
 	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType, store.KindTitle, store.KindBusinessType} {
 		ms, err := s.Masters(ctx, k)
 		put("masters "+string(k), ms, err)

@@ -36,7 +36,14 @@ func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*stor
 		} else if !ok {
 			return nil, &web.Error{Status: http.StatusForbidden, MsgID: "sso.passwordRefused"}
 		}
+		if err := h.db.NoteSignIn(ctx, login.TenantID, login.User.ID, true); err != nil {
+			return nil, err
+		}
 		return login, nil
+	default:
+		if err := h.db.NoteSignIn(ctx, login.TenantID, login.User.ID, false); err != nil {
+			return nil, err
+		}
 	}
 	h.throttle.Fail(account, ip)
 	return nil, &web.Error{Status: http.StatusUnauthorized, MsgID: "auth.invalid"}

@@ -23,11 +23,14 @@ type Role struct {
 	bun.BaseModel `bun:"table:roles,alias:r"`
 	Owned
 
-	ID        int64     `bun:"id,pk,autoincrement" json:"id"`
-	Name      string    `bun:"name,notnull" json:"name"`
-	Builtin   bool      `bun:"builtin,notnull" json:"builtin"`
-	Version   int64     `bun:"version,notnull,default:1" json:"version"`
-	CreatedAt time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	ID      int64  `bun:"id,pk,autoincrement" json:"id"`
+	Name    string `bun:"name,notnull" json:"name"`
+	Builtin bool   `bun:"builtin,notnull" json:"builtin"`
+	Version int64  `bun:"version,notnull,default:1" json:"version"`
+	// Require2FA will make the role's users enrol in two-factor sign-in (not enforced yet:
+	// two-factor sign-in is still to be built, issue 11).
+	Require2FA bool      `bun:"require_2fa,notnull" json:"-"`
+	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
 // RolePermission is one role's grant on one feature.
@@ -81,16 +84,19 @@ type User struct {
 	bun.BaseModel `bun:"table:users,alias:u"`
 	Owned
 
-	ID           int64     `bun:"id,pk,autoincrement" json:"id"`
-	Email        string    `bun:"email,notnull" json:"email"`
-	Name         string    `bun:"name,notnull" json:"name"`
-	Phone        string    `bun:"phone,notnull" json:"phone"`
-	PasswordHash string    `bun:"password_hash,notnull" json:"-"`
-	RoleID       int64     `bun:"role_id,notnull" json:"role_id"`
-	Locale       string    `bun:"locale,notnull" json:"locale"`
-	Active       bool      `bun:"active,notnull" json:"active"`
-	CreatedAt    time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
-	UpdatedAt    time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+	ID           int64      `bun:"id,pk,autoincrement" json:"id"`
+	Email        string     `bun:"email,notnull" json:"email"`
+	Name         string     `bun:"name,notnull" json:"name"`
+	Phone        string     `bun:"phone,notnull" json:"phone"`
+	PasswordHash string     `bun:"password_hash,notnull" json:"-"`
+	RoleID       int64      `bun:"role_id,notnull" json:"role_id"`
+	Locale       string     `bun:"locale,notnull" json:"locale"`
+	Active       bool       `bun:"active,notnull" json:"active"`
+	TimeZone     string     `bun:"time_zone,notnull" json:"time_zone"`
+	LastSignInAt *time.Time `bun:"last_sign_in_at" json:"last_sign_in_at"`
+	DeletedAt    *time.Time `bun:"deleted_at" json:"-"`
+	CreatedAt    time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	UpdatedAt    time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
 }
 
 // userDirectory maps a login email to its tenant and user; the only lookup made before

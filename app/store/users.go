@@ -18,6 +18,8 @@ type NewUser struct {
 	Password string
 	Role     string
 	Locale   string
+	// Invite leaves the password unset: the user sets it through an invitation link.
+	Invite bool
 }
 
 func (n *NewUser) normalise() validate.Errors {
@@ -29,7 +31,9 @@ func (n *NewUser) normalise() validate.Errors {
 	errs := validate.Errors{}
 	errs.Check(validate.Required(n.Email), "email", validate.KeyRequired)
 	errs.Check(validate.Email(n.Email), "email", validate.KeyInvalidEmail)
-	errs.Check(validate.Password(n.Password), "password", validate.KeyInvalidPassword)
+	if !n.Invite {
+		errs.Check(validate.Password(n.Password), "password", validate.KeyInvalidPassword)
+	}
 	errs.Check(validate.NoHTML(n.Name), "name", validate.KeyHTMLNotAllowed)
 	if n.Phone != "" {
 		errs.Check(validate.Phone(n.Phone), "phone", validate.KeyInvalidPhone)
@@ -43,12 +47,15 @@ func (s Scope) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 	if errs := n.normalise(); len(errs) > 0 {
 		return nil, errs
 	}
-	hash, err := auth.HashPassword(n.Password)
-	if err != nil {
-		return nil, err
+	hash := "" // no password matches an empty hash: an invitee signs in once they set one
+	if !n.Invite {
+		var err error
+		if hash, err = auth.HashPassword(n.Password); err != nil {
+			return nil, err
+		}
 	}
 	var u *User
-	err = s.Tx(ctx, func(tx Scope) error {
+	err := s.Tx(ctx, func(tx Scope) error {
 		role, err := tx.RoleByName(ctx, n.Role)
 		if errors.Is(err, ErrNotFound) {
 			return validate.Errors{"role": validate.KeyInvalid}
@@ -71,6 +78,9 @@ func (s Scope) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 			if isUniqueViolation(err) {
 				return validate.Errors{"email": validate.KeyTaken}
 			}
+			return err
+		}
+		if err := tx.LogSecurity(ctx, SecUserCreated, u.ID, ""); err != nil {
 			return err
 		}
 		return tx.Record(ctx, "user", u.ID, "create", nil, u)
