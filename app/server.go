@@ -81,7 +81,7 @@ type Deps struct {
 	Metrics  *web.Metrics        // nil: a registry of the server's own (cmd/crm shares it with --metrics-addr)
 	// SecretKey seals secrets at rest (a tenant's SSO client secret); "" leaves SSO off.
 	SecretKey string
-	Mailer   users.Mailer        // nil: links are logged as not mailed (mail is not configured)
+	Mailer    users.Mailer // nil: links are logged as not mailed (mail is not configured)
 }
 
 type server struct {

@@ -85,10 +85,6 @@ var (
 	SettingsCreate = Perm{auth.FeatureSettings, auth.Create}
 	SettingsUpdate = Perm{auth.FeatureSettings, auth.Update}
 	SettingsDelete = Perm{auth.FeatureSettings, auth.Delete}
-	UsersView      = Perm{auth.FeatureUsers, auth.View}
-	UsersCreate    = Perm{auth.FeatureUsers, auth.Create}
-	UsersUpdate    = Perm{auth.FeatureUsers, auth.Update}
-	UsersDelete    = Perm{auth.FeatureUsers, auth.Delete}
 
 	// importers may import leads or clients; undoers may undo such an import.
 	importers = []Perm{LeadsImport, ClientsImport}

@@ -172,7 +172,7 @@ type RoleSummary struct {
 func (s Scope) Roles(ctx context.Context) ([]RoleSummary, error) {
 	out := []RoleSummary{}
 	err := s.Select(&out).ColumnExpr("r.*").
-		ColumnExpr("(SELECT COUNT(*) FROM users AS u WHERE u.tenant_id = r.tenant_id AND u.role_id = r.id) AS users").
+		ColumnExpr("(SELECT COUNT(*) FROM users AS u WHERE u.tenant_id = r.tenant_id AND u.role_id = r.id AND u.deleted_at IS NULL) AS users").
 		OrderExpr("lower(r.name), r.id").Scan(ctx)
 	return out, err
 }
@@ -187,7 +187,7 @@ type RoleDetail struct {
 func (s Scope) Role(ctx context.Context, id int64) (*RoleDetail, error) {
 	d := &RoleDetail{}
 	err := s.Select(&d.RoleSummary).ColumnExpr("r.*").
-		ColumnExpr("(SELECT COUNT(*) FROM users AS u WHERE u.tenant_id = r.tenant_id AND u.role_id = r.id) AS users").
+		ColumnExpr("(SELECT COUNT(*) FROM users AS u WHERE u.tenant_id = r.tenant_id AND u.role_id = r.id AND u.deleted_at IS NULL) AS users").
 		Where("r.id = ?", id).Scan(ctx)
 	if err != nil {
 		return nil, notFound(err)

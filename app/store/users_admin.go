@@ -322,10 +322,3 @@ func (db *DB) EmailFree(ctx context.Context, email string) (bool, error) {
 		Where("email = ?", strings.ToLower(strings.TrimSpace(email))).Exists(ctx)
 	return !taken, err
 }
-
-// Roles lists the tenant's roles by name (the role dropdown).
-func (s Scope) Roles(ctx context.Context) ([]Role, error) {
-	out := []Role{}
-	err := s.Select(&out).OrderExpr("name, id").Scan(ctx)
-	return out, err
-}
