@@ -34,7 +34,9 @@ func TestScopeMigrationKeepsEveryRight(t *testing.T) {
 		}
 		stmt := string(src)[strings.Index(string(src), "UPDATE role_permissions"):]
 		stmt = stmt[:strings.Index(stmt, ";")]
-		err = db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		// Old-shape rows are written around the store, as the owner (row-level security binds
+		// the test's own connection).
+		err = storetest.Owner(t, db).RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			for _, row := range []string{
 				"(?, ?, 'leads', true, true, true, false, 'own')",
 				"(?, ?, 'clients', true, false, false, false, 'all')",
@@ -102,7 +104,7 @@ func TestRoleRulesKeepTheTenantIn(t *testing.T) {
 		if _, err := s.SetRolePermissions(ctx, keeper.ID, 2, map[auth.Feature]auth.Grant{auth.FeatureRoles: auth.Full}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		if err := storetest.Owner(t, db).RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			_, err := tx.NewDelete().Table("role_permissions").Where("tenant_id = ? AND role_id = ?", tn.ID, adminRole.ID).Exec(ctx)
 			return err
 		}); err != nil {

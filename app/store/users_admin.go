@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 
@@ -50,6 +51,9 @@ func (s Scope) ListUsers(ctx context.Context, f UserFilter) ([]UserRow, int64, e
 	q := s.Select(&out).ColumnExpr("u.*").ColumnExpr("r.name AS role_name").
 		Join("JOIN roles AS r ON r.tenant_id = u.tenant_id AND r.id = u.role_id").
 		Where("u.deleted_at IS NULL")
+	if utf8.RuneCountInString(f.Search) > maxSearchLen {
+		return nil, 0, validate.Errors{"search": validate.KeyMaxLength}
+	}
 	if term := strings.ToLower(strings.TrimSpace(f.Search)); term != "" {
 		like := "%" + strings.NewReplacer("%", "", "_", "").Replace(term) + "%"
 		q = q.Where("(lower(u.name) LIKE ? OR u.email LIKE ?)", like, like)
