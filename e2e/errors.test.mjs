@@ -74,8 +74,8 @@ test('403: a side-nav click to an area the role has lost since the page loaded',
   try {
     await signInEnglish(page, SALES);
     const heading = (await page.textContent('#main h1')).trim();
-    // Imports need "create" on leads; the Sales role loses it while the page is open.
-    sql("UPDATE role_permissions SET can_create = 0 WHERE feature = 'leads' AND role_id = (SELECT id FROM roles WHERE name = 'Sales')");
+    // Imports need the import action on leads; the Sales role loses it while the page is open.
+    sql("UPDATE role_permissions SET import_scope = 'none' WHERE feature = 'leads' AND role_id = (SELECT id FROM roles WHERE name = 'Sales')");
     const [res] = await Promise.all([
       page.waitForResponse((r) => new URL(r.url()).pathname === '/imports'),
       page.click('.sidenav a[href="/imports"]'),
@@ -86,7 +86,7 @@ test('403: a side-nav click to an area the role has lost since the page loaded',
     // The toast goes after its 5000 ms.
     await page.locator('#toasts .toast-error').waitFor({ state: 'detached', timeout: 9000 });
   } finally {
-    sql("UPDATE role_permissions SET can_create = 1 WHERE feature = 'leads' AND role_id = (SELECT id FROM roles WHERE name = 'Sales')");
+    sql("UPDATE role_permissions SET import_scope = 'own' WHERE feature = 'leads' AND role_id = (SELECT id FROM roles WHERE name = 'Sales')");
     await context.close();
   }
 });

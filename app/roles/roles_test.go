@@ -183,7 +183,7 @@ func TestAdministratorIsReadOnlyAndRolesInUseMoveTheirUsers(t *testing.T) {
 		// A role in use: the confirmation asks where its users go.
 		rolePath := admin.Form("/roles", url.Values{"name": {"Temp"}}).WantStatus(http.StatusSeeOther).Location()
 		u := user(t, e, f, "Dan", "Temp")
-		admin.Get(rolePath+"/delete").WantStatus(http.StatusOK).Has(`name="move_to"`, "1 users have this role")
+		admin.Get(rolePath+"/delete").WantStatus(http.StatusOK).Has(`name="move_to"`, "1 user has this role")
 		admin.Form(rolePath+"/delete", url.Values{}).WantStatus(http.StatusConflict).Has(`name="move_to"`)
 		sales, _ := s.RoleByName(ctx, store.RoleSales)
 		admin.Form(rolePath+"/delete", url.Values{"move_to": {fmt.Sprint(sales.ID)}}).WantStatus(http.StatusSeeOther)
