@@ -282,3 +282,11 @@ func localeName(ctx context.Context, locale string) string {
 	}
 	return i18n.T(ctx, "language."+locale)
 }
+
+// fullName is a user's name after their personal title, if any.
+func fullName(title, name string) string {
+	if title == "" {
+		return name
+	}
+	return title + " " + name
+}
