@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -341,4 +342,21 @@ func (s Scope) CanRemoveUser(ctx context.Context, id int64) error {
 		return ErrSelfChange
 	}
 	return s.keepsAnAdmin(ctx, id)
+}
+
+// roleChanged records a change of a role (created, renamed, its permissions, deleted) in
+// its journey and in the security log, in the caller's transaction.
+func (s Scope) roleChanged(ctx context.Context, id int64, name, action string, before, after any) error {
+	if err := s.LogSecurity(ctx, SecRoleChanged, 0, action+": "+name); err != nil {
+		return err
+	}
+	return s.Record(ctx, "role", id, action, before, after)
+}
+
+// ignoreNotFound is err, or nil for ErrNotFound.
+func ignoreNotFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
 }

@@ -193,6 +193,10 @@ func TestAddUserWithPasswordOrInvitation(t *testing.T) {
 			t.Fatalf("the invitee signs in: %d %s", r.Status, r.Body)
 		}
 		admin.Get("/security-log?kind=user_invited").WantStatus(http.StatusOK).Has("Ivy Invited").Lacks(`data-kind="user_created"`)
+		// An API sign-in creates a token; a role's change is logged too.
+		admin.Get("/security-log?kind=token_created").WantStatus(http.StatusOK).Has("Pat Password", "Ivy Invited")
+		admin.Form("/roles", url.Values{"name": {"Auditors"}}).WantStatus(http.StatusSeeOther)
+		admin.Get("/security-log?kind=role_changed").WantStatus(http.StatusOK).Has("create: Auditors").Lacks(`data-kind="token_created"`)
 
 		// Editing moves the teams and changes the title.
 		id := strings.TrimPrefix(loc, "/users/")
