@@ -90,7 +90,7 @@ func (h *Handler) formSignIn(w http.ResponseWriter, r *http.Request, form authvi
 		again(he.Status, form)
 		return
 	}
-	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, long); err != nil {
+	if err := h.web.StartSession(r, login.TenantID, login.User.ID, long); err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
