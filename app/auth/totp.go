@@ -123,3 +123,15 @@ func HashRecoveryCode(tenantID, userID int64, code string) string {
 	sum := sha256.Sum256([]byte(strconv.FormatInt(tenantID, 10) + ":" + strconv.FormatInt(userID, 10) + ":" + code))
 	return hex.EncodeToString(sum[:])
 }
+
+// TOTPSecret is the base32 secret of an otpauth URL.
+func TOTPSecret(url string) (string, error) {
+	k, err := otp.NewKeyFromURL(url)
+	if err != nil {
+		return "", err
+	}
+	if k.Secret() == "" {
+		return "", ErrBadToken
+	}
+	return k.Secret(), nil
+}

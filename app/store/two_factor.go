@@ -20,6 +20,10 @@ const ChallengeTTL = 5 * time.Minute
 // recovery code of the user.
 var ErrWrongCode error = &ruleError{text: "wrong two-factor code", msgID: "twoFactor.wrongCode"}
 
+// ErrTwoFactorRequired refuses turning two-factor sign-in off for a user whose role
+// requires it.
+var ErrTwoFactorRequired error = &ruleError{text: "two-factor required by the role", msgID: "twoFactor.cannotDisable"}
+
 // ErrTwoFactorOn refuses enrolling a user who already signs in with two factors.
 var ErrTwoFactorOn error = &ruleError{text: "two-factor already on", msgID: "twoFactor.alreadyOn"}
 
@@ -129,7 +133,15 @@ func (s Scope) DisableTwoFactor(ctx context.Context, code, password string) erro
 		if err := tx.proveSelf(ctx, code, password); err != nil {
 			return err
 		}
-		_, err := tx.Update((*User)(nil)).Set("totp_secret = ''").Set("totp_enabled_at = NULL").Set("totp_last_step = 0").
+		required, err := tx.Select((*Role)(nil)).Join("JOIN users AS u ON u.tenant_id = r.tenant_id AND u.role_id = r.id").
+			Where("u.id = ? AND r.require_2fa", tx.UserID).Exists(ctx)
+		if err != nil {
+			return err
+		}
+		if required {
+			return ErrTwoFactorRequired
+		}
+		_, err = tx.Update((*User)(nil)).Set("totp_secret = ''").Set("totp_enabled_at = NULL").Set("totp_last_step = 0").
 			Set("updated_at = ?", time.Now().UTC()).Where("id = ?", tx.UserID).Exec(ctx)
 		if err != nil {
 			return err
