@@ -164,7 +164,7 @@ func (h *Handler) APILogin(w http.ResponseWriter, r *http.Request) {
 			h.web.Fail(w, r, err)
 			return
 		}
-		h.web.OK(w, r, http.StatusOK, "auth.twoFactorRequired", challengeData{TwoFactorRequired: true, Challenge: challenge})
+		h.web.OK(w, r, http.StatusOK, "twoFactor.challenge", challengeData{TwoFactorRequired: true, Challenge: challenge})
 		return
 	}
 	h.issueToken(w, r, login.TenantID, login.User)
