@@ -7,8 +7,8 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// userSession ties a browser session (the scs token of the global sessions table) to its
-// user, so the user can list their sessions and end the others.
+// userSession ties a browser session (its key in the global sessions table: the hash of
+// the cookie's token) to its user, so the user can list their sessions and end the others.
 type userSession struct {
 	bun.BaseModel `bun:"table:user_sessions,alias:us"`
 	Owned

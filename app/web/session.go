@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"strings"
@@ -28,7 +30,7 @@ func (k *Kit) StartSession(r *http.Request, tenantID, userID int64, long bool) e
 	if err := k.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
-	if err := k.DB.System(tenantID, userID).NoteSession(ctx, k.Sessions.Token(ctx), r.UserAgent(), ClientIP(r)); err != nil {
+	if err := k.DB.System(tenantID, userID).NoteSession(ctx, k.sessionKey(ctx), r.UserAgent(), ClientIP(r)); err != nil {
 		return err
 	}
 	k.Sessions.Put(ctx, sessUserID, userID)
@@ -47,7 +49,18 @@ func (k *Kit) Keep(r *http.Request) store.Keep {
 	if p := Caller(r); p != nil && p.Token != "" {
 		return store.Keep{APIToken: p.Token}
 	}
-	return store.Keep{SessionToken: k.Sessions.Token(r.Context())}
+	return store.Keep{SessionToken: k.sessionKey(r.Context())}
+}
+
+// sessionKey is the session's key in the sessions table: the store keeps the cookie's
+// token hashed (HashTokenInStore), as scs hashes it; "" without a session.
+func (k *Kit) sessionKey(ctx context.Context) string {
+	token := k.Sessions.Token(ctx)
+	if token == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(token))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // EndSession signs the browser out.
