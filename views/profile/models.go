@@ -83,7 +83,7 @@ type Enrol struct {
 	QR       string // a PNG data URI
 	Secret   string
 	Error    string
-	Required bool   // the user's role requires it: they can do nothing else until done
+	Required bool // the user's role requires it: they can do nothing else until done
 	Codes    []string
 	Title    string // the codes page's heading (enrolled, or codes replaced)
 }
