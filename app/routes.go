@@ -51,6 +51,7 @@ func (s *server) routes(h handlers) http.Handler {
 
 		r.With(s.web.RequireAuth).Get("/", s.web.Home) // the caller's landing page
 		r.Get("/login", h.session.LoginPage)
+		r.With(s.web.RequireSignIn).Post("/logout", h.session.Logout) // also for a user who must enrol in two-factor first
 		r.Post("/login", h.session.LoginSubmit)
 		// Sign-in with the tenant's identity provider (app/sso): the spec's path, any OIDC provider.
 		r.Get("/login/sso", h.sso.Choose)
@@ -60,9 +61,45 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Get("/invite/{token}", h.users.InvitePage)
 		r.Post("/invite/{token}", h.users.InvitePage)
 
+		// PROFILE-ROUTES-BEGIN: my profile, two-factor sign-in, forgotten passwords (app/profile;
+		// the second sign-in step is app/session's). Public: the second step of a sign-in under
+		// way, the forgotten-password form and the reset link. Any signed-in user: their own
+		// profile; the two-factor enrolment and signing out also serve a user whose role
+		// requires two-factor and who has not enrolled (RequireSignIn), everything else sends
+		// them there (RequireAuth).
+		r.Get("/login/two-factor", h.session.TwoFactorPage)
+		r.Post("/login/two-factor", h.session.TwoFactorSubmit)
+		r.Get("/forgot-password", h.profile.ForgotPage)
+		r.Post("/forgot-password", h.profile.ForgotSubmit)
+		r.Get("/reset-password/{token}", h.profile.ResetPage)
+		r.Post("/reset-password/{token}", h.profile.ResetPage)
+		r.Post("/v1/api/auth/login/two-factor", h.session.APILoginTwoFactor)
+		r.With(s.web.RequireSignIn).Get("/profile/two-factor", h.profile.EnrolPage)
+		r.With(s.web.RequireSignIn).Post("/profile/two-factor", h.profile.EnrolSubmit)
 		r.Group(func(r chi.Router) {
 			r.Use(s.web.RequireAuth)
-			r.Post("/logout", h.session.Logout)
+			r.Get("/profile", h.profile.ProfilePage)
+			r.Post("/profile", h.profile.ProfileSubmit)
+			r.Post("/profile/password", h.profile.PasswordSubmit)
+			r.Post("/profile/tokens", h.profile.TokenCreate)
+			r.Get("/profile/tokens/{id}/revoke", h.profile.TokenRevokePage)
+			r.Post("/profile/tokens/{id}/revoke", h.profile.TokenRevokePage)
+			r.Post("/profile/sessions/sign-out", h.profile.SignOutEverywhere)
+			r.Post("/profile/two-factor/disable", h.profile.DisableSubmit)
+			r.Post("/profile/two-factor/recovery-codes", h.profile.RecoveryCodesSubmit)
+			r.Put("/v1/api/update-profile", h.profile.UpdateProfile)
+			r.Put("/v1/api/change-password", h.profile.ChangePassword)
+			r.Get("/v1/api/list-api-token", h.profile.TokenList)
+			r.Post("/v1/api/create-api-token", h.profile.TokenCreateAPI)
+			r.Delete("/v1/api/delete-api-token/{id}", h.profile.TokenDelete)
+			r.Get("/v1/api/list-session", h.profile.SessionList)
+			r.Post("/v1/api/sign-out-everywhere", h.profile.SignOutEverywhereAPI)
+		})
+		r.With(s.web.RequireAuth, s.web.Can(auth.FeatureRoles, auth.Update)).Post("/roles/{id}/two-factor", h.roles.RoleTwoFactorPage)
+		// PROFILE-ROUTES-END
+
+		r.Group(func(r chi.Router) {
+			r.Use(s.web.RequireAuth)
 			r.With(s.web.Can(auth.FeatureDashboard, auth.View)).Get("/home", h.dashboard.Home)
 
 			// Admin lead and settings pages (app/leads, app/settings).
@@ -180,10 +217,10 @@ func (s *server) routes(h handlers) http.Handler {
 			r.NotFound(s.handleNotFound)
 			r.MethodNotAllowed(s.handleMethodNotAllowed)
 			r.Post("/auth/login", h.session.APILogin)
+			r.With(s.web.RequireSignIn).Post("/auth/logout", h.session.APILogout) // also before a required two-factor enrolment
 			r.Get("/openapi.json", s.handleOpenAPI)
 			r.Group(func(r chi.Router) {
 				r.Use(s.web.RequireAuth)
-				r.Post("/auth/logout", h.session.APILogout)
 				r.Get("/auth/me", h.session.APIMe)
 				r.Get("/get-allow-feature", h.session.AllowedFeatures)
 

@@ -10,6 +10,7 @@ import (
 	"crm/app/importer"
 	"crm/app/imports"
 	"crm/app/leads"
+	"crm/app/profile"
 	"crm/app/reminders"
 	"crm/app/roles"
 	"crm/app/session"
@@ -105,6 +106,7 @@ type handlers struct {
 	imports   *imports.Handler
 	exports   *exports.Handler
 	users     *users.Handler
+	profile   *profile.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -142,6 +144,7 @@ func NewServer(d Deps) http.Handler {
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
 		users:     users.New(s.web, d.DB, d.Mailer),
+		profile:   profile.New(s.web, d.DB, d.Mailer),
 	}
 	return s.routes(h)
 }

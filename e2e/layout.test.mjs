@@ -97,6 +97,8 @@ before(async () => {
   // Team administration: a team, and a role of our own besides the built-in ones.
   const team = await api('POST', '/v1/api/create-team-master', { data: { name: 'Field team' } });
   const role = await api('POST', '/v1/api/create-role-master', { data: { name: 'Field sales' } });
+  // My profile: a named API token to list and revoke.
+  const token = await api('POST', '/v1/api/create-api-token', { data: { name: 'Spreadsheet sync for the regional sales reports', expires_in_days: 90 } });
 
   const leadDoc = await firstHref(`/leads/${lead}`, /\/leads\/\d+\/documents\/\d+\/edit/);
   const clientDoc = await firstHref(`/clients/${client.id}`, /\/clients\/\d+\/documents\/\d+\/edit/);
@@ -141,6 +143,11 @@ before(async () => {
     { name: 'user-edit', path: `${user}/edit` },
     { name: 'user-delete', path: `${user}/delete` },
     { name: 'security-log', path: '/security-log' },
+    { name: 'profile', path: '/profile' },
+    { name: 'profile-two-factor', path: '/profile/two-factor' },
+    { name: 'profile-token-revoke', path: `/profile/tokens/${token.id}/revoke` },
+    { name: 'forgot-password', path: '/forgot-password', anonymous: true },
+    { name: 'reset-password-gone', path: '/reset-password/1.not-a-live-link', anonymous: true },
     { name: 'login-sso', path: '/login/sso?email=admin%40demo.test', anonymous: true },
     { name: 'imports', path: '/imports' },
     { name: 'import-new', path: '/imports/new' },

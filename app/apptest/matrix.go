@@ -34,6 +34,8 @@ import (
 //	{kind}                        the master kind the Settings pages are called with ("source")
 //	{leadEmail}                   the lead's email
 //	{role} {team} {teamUser}      a role of tenant A (no users), a team and its member
+//	{apiToken}                    a named API token of tenant A's administrator (for tenant A's
+//	                              other users, their own)
 //	{my.user} {my.stage} {my.status}
 //	                              the caller's own user and a stage and status of the caller's
 //	                              tenant: values that pass validation, so a refusal is about

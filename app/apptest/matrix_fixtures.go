@@ -100,6 +100,10 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 		Name: "Member " + Marker, Password: Password, Role: store.RoleSales})
 	must(err)
 	v["user"] = id(member.ID)
+	// A named API token of tenant A's administrator (matrix_profile.go).
+	tok, err := e.DB.System(fx.a.Tenant.ID, fx.a.Admin.ID).CreateAPIToken(ctx, store.NewAPIToken{Name: "Token " + Marker, Days: 30})
+	must(err)
+	v["apiToken"] = id(tok.ID)
 
 	fx.owner = fx.signIn(t, "tenant A's administrator", fx.a, fx.a.Admin, true)
 	api := fx.owner.api
@@ -171,6 +175,9 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 		u := e.User(fx.a, email, grants)
 		c := fx.signIn(t, name, fx.a, u, false)
 		c.vals["import"] = id(fx.newImport(t, u))
+		tok, err := e.DB.System(fx.a.Tenant.ID, u.ID).CreateAPIToken(ctx, store.NewAPIToken{Name: "Token of " + name, Days: 30})
+		must(err)
+		c.vals["apiToken"] = id(tok.ID) // a token is its user's: each revokes their own
 		if key == "" {
 			fx.nobody = c
 		} else {

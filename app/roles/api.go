@@ -55,8 +55,20 @@ func (h *Handler) RoleCreate(w http.ResponseWriter, r *http.Request) {
 
 // RoleUpdate is PUT /v1/api/update-role-master/{id}: renames a role.
 func (h *Handler) RoleUpdate(w http.ResponseWriter, r *http.Request) {
-	web.ServeJSONByID(h.web, w, r, http.StatusOK, "roles.updated", func(ctx context.Context, s store.Scope, id int64, p teamPayload) (any, error) {
-		return s.RenameRole(ctx, id, p.Name) // a name only: the matrix is update-role-permission's
+	web.ServeJSONByID(h.web, w, r, http.StatusOK, "roles.updated", func(ctx context.Context, s store.Scope, id int64, p roleUpdatePayload) (any, error) {
+		// The name and the two-factor requirement; the matrix is update-role-permission's.
+		if p.RequireTwoFactor != nil {
+			if _, err := s.SetRoleTwoFactor(ctx, id, *p.RequireTwoFactor); err != nil {
+				return nil, err
+			}
+			if p.Name == "" {
+				return s.Role(ctx, id)
+			}
+			if old, err := s.Role(ctx, id); err != nil || old.Name == p.Name {
+				return old, err
+			}
+		}
+		return s.RenameRole(ctx, id, p.Name)
 	})
 }
 
@@ -100,6 +112,13 @@ func (h *Handler) PermissionUpdate(w http.ResponseWriter, r *http.Request) {
 		}
 		return s.SetRolePermissions(ctx, id, p.Version, p.Permissions)
 	})
+}
+
+// roleUpdatePayload renames a role and sets whether it requires two-factor sign-in
+// (either may be left out when the other is sent).
+type roleUpdatePayload struct {
+	Name             string `json:"name"`
+	RequireTwoFactor *bool  `json:"require_two_factor"`
 }
 
 // teamPayload renames a role, or creates or renames a team.

@@ -233,3 +233,23 @@ func (h *Handler) RoleDeleteSubmit(w http.ResponseWriter, r *http.Request) {
 	h.web.Flash(r, "roles.deleted")
 	http.Redirect(w, r, "/roles", http.StatusSeeOther)
 }
+
+// RoleTwoFactorPage is POST /roles/{id}/two-factor: whether the role's users must sign in
+// with two factors.
+func (h *Handler) RoleTwoFactorPage(w http.ResponseWriter, r *http.Request) {
+	id, err := web.PathID(r, "id")
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	if err := web.ReadForm(w, r); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	if _, err := web.Scope(r).SetRoleTwoFactor(r.Context(), id, r.PostFormValue("require_two_factor") != ""); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	h.web.Flash(r, "roles.updated")
+	http.Redirect(w, r, rolesview.Href(id), http.StatusSeeOther)
+}

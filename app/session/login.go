@@ -36,6 +36,9 @@ func (h *Handler) signIn(ctx context.Context, email, password, ip string) (*stor
 		} else if !ok {
 			return nil, &web.Error{Status: http.StatusForbidden, MsgID: "sso.passwordRefused"}
 		}
+		if login.User.TwoFactor() {
+			return login, nil // signed in once the second step passes (two_factor.go)
+		}
 		if err := h.db.NoteSignIn(ctx, login.TenantID, login.User.ID, true); err != nil {
 			return nil, err
 		}
@@ -90,13 +93,30 @@ func (h *Handler) formSignIn(w http.ResponseWriter, r *http.Request, form authvi
 		again(he.Status, form)
 		return
 	}
-	if err := h.web.StartSession(r.Context(), login.TenantID, login.User.ID, long); err != nil {
+	if login.User.TwoFactor() {
+		// The password was right; the code comes next, on a page of its own.
+		if err := h.beginSecondStep(r, login, long, form.Next); err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+		http.Redirect(w, r, twoFactorPath, http.StatusSeeOther)
+		return
+	}
+	h.finishSignIn(w, r, login.TenantID, login.User.ID, long, form.Next)
+}
+
+// finishSignIn starts the browser session of a user who passed every step and goes to
+// next, or to the first page their role may see.
+func (h *Handler) finishSignIn(w http.ResponseWriter, r *http.Request, tenantID, userID int64, long bool, next string) {
+	if err := h.web.StartSession(r, tenantID, userID, long); err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
+	var err error
+	form := authview.LoginForm{Next: next}
 	if form.Next == "" {
 		// Nowhere asked for: the first page the user's role may see.
-		if form.Next, err = h.web.LandingFor(r.Context(), login.TenantID, login.User.ID); err != nil {
+		if form.Next, err = h.web.LandingFor(r.Context(), tenantID, userID); err != nil {
 			h.web.Fail(w, r, err)
 			return
 		}
@@ -138,18 +158,31 @@ func (h *Handler) APILogin(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	scope := h.db.System(login.TenantID, login.User.ID)
-	token, err := scope.CreateToken(r.Context(), login.User.ID)
+	if login.User.TwoFactor() {
+		challenge, err := h.db.CreateLoginChallenge(r.Context(), login.TenantID, login.User.ID)
+		if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+		h.web.OK(w, r, http.StatusOK, "twoFactor.challenge", challengeData{TwoFactorRequired: true, Challenge: challenge})
+		return
+	}
+	h.issueToken(w, r, login.TenantID, login.User)
+}
+
+// issueToken answers a finished API sign-in: a new token, the user and the tenant.
+func (h *Handler) issueToken(w http.ResponseWriter, r *http.Request, tenantID int64, u *store.User) {
+	token, err := h.db.System(tenantID, u.ID).CreateToken(r.Context(), u.ID)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
-	tenant, err := h.db.TenantByID(r.Context(), login.TenantID)
+	tenant, err := h.db.TenantByID(r.Context(), tenantID)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
-	h.web.OK(w, r, http.StatusOK, "auth.signedIn", loginData{Token: token, User: login.User, Tenant: tenant})
+	h.web.OK(w, r, http.StatusOK, "auth.signedIn", loginData{Token: token, User: u, Tenant: tenant})
 }
 
 func (h *Handler) APILogout(w http.ResponseWriter, r *http.Request) {

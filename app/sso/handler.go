@@ -123,7 +123,7 @@ func (h *Handler) Callback(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, errRefused)
 		return
 	}
-	if err := h.web.StartSession(ctx, tenantID, uid, false); err != nil {
+	if err := h.web.StartSession(r, tenantID, uid, false); err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}

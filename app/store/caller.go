@@ -31,12 +31,13 @@ type callerRow struct {
 func (db *DB) Caller(ctx context.Context, tenantID, userID int64) (*User, *Tenant, auth.Permissions, error) {
 	var rows []callerRow
 	err := db.System(tenantID, userID).Select(&rows).
-		ColumnExpr("u.*").
+		ColumnExpr("u.*, ro.require_2fa AS role_require_2fa").
 		ColumnExpr("tn.name AS tenant_name, tn.default_locale AS tenant_default_locale, tn.created_at AS tenant_created_at").
 		ColumnExpr("rp.feature AS rp_feature, rp.view_scope AS rp_view_scope, rp.create_scope AS rp_create_scope").
 		ColumnExpr("rp.update_scope AS rp_update_scope, rp.delete_scope AS rp_delete_scope").
 		ColumnExpr("rp.export_scope AS rp_export_scope, rp.import_scope AS rp_import_scope").
 		Join("JOIN tenants AS tn ON tn.id = u.tenant_id").
+		Join("JOIN roles AS ro ON ro.tenant_id = u.tenant_id AND ro.id = u.role_id").
 		Join("LEFT JOIN role_permissions AS rp ON rp.tenant_id = u.tenant_id AND rp.role_id = u.role_id").
 		Where("u.id = ?", userID).
 		Scan(ctx)

@@ -27,9 +27,9 @@ type Role struct {
 	Name    string `bun:"name,notnull" json:"name"`
 	Builtin bool   `bun:"builtin,notnull" json:"builtin"`
 	Version int64  `bun:"version,notnull,default:1" json:"version"`
-	// Require2FA will make the role's users enrol in two-factor sign-in (not enforced yet:
-	// two-factor sign-in is still to be built, issue 11).
-	Require2FA bool      `bun:"require_2fa,notnull" json:"-"`
+	// Require2FA makes the role's users enrol in two-factor sign-in: one without it is sent
+	// to enrol right after signing in and can do nothing else until done.
+	Require2FA bool      `bun:"require_2fa,notnull" json:"require_two_factor"`
 	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 }
 
@@ -98,7 +98,21 @@ type User struct {
 	DeletedAt    *time.Time `bun:"deleted_at" json:"-"`
 	CreatedAt    time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 	UpdatedAt    time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+	// Two-factor sign-in (app/store/two_factor.go): the TOTP secret, when it was confirmed
+	// (nil: not enrolled) and the last time step a code was accepted at (a code works once).
+	TOTPSecret    string     `bun:"totp_secret,notnull" json:"-"`
+	TOTPEnabledAt *time.Time `bun:"totp_enabled_at" json:"-"`
+	TOTPLastStep  int64      `bun:"totp_last_step,notnull" json:"-"`
+	// RoleRequires2FA is read with the caller (Caller): the user's role requires two-factor.
+	RoleRequires2FA bool `bun:"role_require_2fa,scanonly" json:"-"`
 }
+
+// TwoFactor reports whether the user signs in with a second factor.
+func (u *User) TwoFactor() bool { return u.TOTPEnabledAt != nil }
+
+// MustEnrol reports whether the user's role requires two-factor sign-in and the user has
+// not enrolled yet.
+func (u *User) MustEnrol() bool { return u.RoleRequires2FA && !u.TwoFactor() }
 
 // userDirectory maps a login email to its tenant and user; the only lookup made before
 // the tenant is known.
@@ -115,12 +129,16 @@ type APIToken struct {
 	bun.BaseModel `bun:"table:api_tokens,alias:tok"`
 	Owned
 
-	ID         int64      `bun:"id,pk,autoincrement"`
-	UserID     int64      `bun:"user_id,notnull"`
-	TokenHash  string     `bun:"token_hash,notnull"`
-	CreatedAt  time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	LastUsedAt *time.Time `bun:"last_used_at"`
-	RevokedAt  *time.Time `bun:"revoked_at"`
+	ID         int64      `bun:"id,pk,autoincrement" json:"id"`
+	UserID     int64      `bun:"user_id,notnull" json:"-"`
+	TokenHash  string     `bun:"token_hash,notnull" json:"-"`
+	CreatedAt  time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
+	LastUsedAt *time.Time `bun:"last_used_at" json:"last_used_at"`
+	RevokedAt  *time.Time `bun:"revoked_at" json:"-"`
+	// Name is what the user called a token they made on their profile; "" for the token
+	// of a sign-in (POST /v1/api/auth/login), which is one of their sessions.
+	Name      string     `bun:"name,notnull" json:"name"`
+	ExpiresAt *time.Time `bun:"expires_at" json:"expires_at"`
 }
 
 // AuditEntry is one recorded change: who, when, what, and the values before and after.

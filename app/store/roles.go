@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"crm/app/auth"
@@ -315,4 +316,30 @@ func (s Scope) DeleteRole(ctx context.Context, id, moveTo int64) error {
 		}
 		return tx.roleChanged(ctx, id, old.Name, "delete", map[string]any{"name": old.Name, "move_to": moveTo}, nil)
 	})
+}
+
+// SetRoleTwoFactor makes the role's users sign in with two factors, or not (any role,
+// the built-in ones included). A user of the role who has not enrolled is sent to enrol
+// at their next request.
+func (s Scope) SetRoleTwoFactor(ctx context.Context, id int64, required bool) (*RoleDetail, error) {
+	err := s.Tx(ctx, func(tx Scope) error {
+		old, err := tx.Role(ctx, id)
+		if err != nil {
+			return err
+		}
+		if old.Require2FA == required {
+			return nil
+		}
+		if _, err := tx.Update((*Role)(nil)).Set("require_2fa = ?", required).Where("id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+		if err := tx.LogSecurity(ctx, SecRoleChanged, 0, old.Name+": require two-factor "+strconv.FormatBool(required)); err != nil {
+			return err
+		}
+		return tx.Record(ctx, "role", id, "update", map[string]any{"require_two_factor": old.Require2FA}, map[string]any{"require_two_factor": required})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Role(ctx, id)
 }

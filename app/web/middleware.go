@@ -29,7 +29,42 @@ func (k *Kit) CrossOriginProtection() *http.CrossOriginProtection {
 }
 
 // RequireAuth refuses anonymous callers: 401 envelope for JSON, a redirect to sign-in for pages.
+// A user whose role requires two-factor sign-in and who has not enrolled can do nothing
+// else until done: pages send them to enrol, the API refuses with 403 (RequireSignIn lets
+// them reach the enrolment and signing out).
 func (k *Kit) RequireAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := Caller(r)
+		if p == nil {
+			k.Fail(w, r, ErrUnauthorized)
+			return
+		}
+		if p.User.MustEnrol() {
+			if WantsJSON(r) {
+				k.Fail(w, r, ErrMustEnrol)
+				return
+			}
+			if r.Header.Get("HX-Request") == "true" {
+				w.Header().Set("HX-Redirect", EnrolPath)
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			http.Redirect(w, r, EnrolPath, http.StatusSeeOther)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// EnrolPath is the page where a user enrols in two-factor sign-in.
+const EnrolPath = "/profile/two-factor"
+
+// ErrMustEnrol refuses a user who must enrol in two-factor sign-in before anything else.
+var ErrMustEnrol = &Error{Status: http.StatusForbidden, MsgID: "twoFactor.mustEnrol"}
+
+// RequireSignIn refuses anonymous callers like RequireAuth, but lets in a user who has
+// still to enrol in two-factor sign-in: for the enrolment itself and signing out.
+func (k *Kit) RequireSignIn(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if Caller(r) == nil {
 			k.Fail(w, r, ErrUnauthorized)

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"strings"
@@ -20,9 +22,15 @@ const (
 )
 
 // StartSession rotates the session token (no fixation) and stores the caller in it; a
-// long session (the mobile lead manager's) lasts MobileSessionLifetime.
-func (k *Kit) StartSession(ctx context.Context, tenantID, userID int64, long bool) error {
+// long session (the mobile lead manager's) lasts MobileSessionLifetime. The session is
+// recorded as the user's (the browser and address), so they can list it on their profile
+// and sign it out from elsewhere.
+func (k *Kit) StartSession(r *http.Request, tenantID, userID int64, long bool) error {
+	ctx := r.Context()
 	if err := k.Sessions.RenewToken(ctx); err != nil {
+		return err
+	}
+	if err := k.DB.System(tenantID, userID).NoteSession(ctx, k.sessionKey(ctx), r.UserAgent(), ClientIP(r)); err != nil {
 		return err
 	}
 	k.Sessions.Put(ctx, sessUserID, userID)
@@ -33,6 +41,26 @@ func (k *Kit) StartSession(ctx context.Context, tenantID, userID int64, long boo
 		k.Sessions.SetDeadline(ctx, time.Now().Add(k.Config.MobileSessionLifetime))
 	}
 	return nil
+}
+
+// Keep is the caller's own session, which "sign out everywhere" spares: the API token
+// the request came with, or its browser session.
+func (k *Kit) Keep(r *http.Request) store.Keep {
+	if p := Caller(r); p != nil && p.Token != "" {
+		return store.Keep{APIToken: p.Token}
+	}
+	return store.Keep{SessionToken: k.sessionKey(r.Context())}
+}
+
+// sessionKey is the session's key in the sessions table: the store keeps the cookie's
+// token hashed (HashTokenInStore), as scs hashes it; "" without a session.
+func (k *Kit) sessionKey(ctx context.Context) string {
+	token := k.Sessions.Token(ctx)
+	if token == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(token))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // EndSession signs the browser out.
