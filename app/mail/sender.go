@@ -363,4 +363,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n]
 }
-

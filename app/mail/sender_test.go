@@ -461,10 +461,10 @@ func TestParseURL(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]mail.Server{
 		"smtp://u:p%40ss@mail.example.test:2525?security=starttls&from=crm@example.test&from_name=CRM": {Host: "mail.example.test", Port: 2525, Security: "starttls", Username: "u", Password: "p@ss", From: "crm@example.test", FromName: "CRM"},
-		"smtps://mail.example.test":                {Host: "mail.example.test", Port: 465, Security: "tls", From: "no-reply@mail.example.test"},
-		"smtp://mail.example.test":                 {Host: "mail.example.test", Port: 587, Security: "starttls", From: "no-reply@mail.example.test"},
-		"smtp://relay.local:25?security=none":      {Host: "relay.local", Port: 25, Security: "none", From: "no-reply@relay.local"},
-		"smtp://mail.example.test:465":             {Host: "mail.example.test", Port: 465, Security: "tls", From: "no-reply@mail.example.test"},
+		"smtps://mail.example.test":           {Host: "mail.example.test", Port: 465, Security: "tls", From: "no-reply@mail.example.test"},
+		"smtp://mail.example.test":            {Host: "mail.example.test", Port: 587, Security: "starttls", From: "no-reply@mail.example.test"},
+		"smtp://relay.local:25?security=none": {Host: "relay.local", Port: 25, Security: "none", From: "no-reply@relay.local"},
+		"smtp://mail.example.test:465":        {Host: "mail.example.test", Port: 465, Security: "tls", From: "no-reply@mail.example.test"},
 	} {
 		got, err := mail.ParseURL(raw)
 		if err != nil || *got != want {
