@@ -58,7 +58,7 @@ func (h *Handler) create(ctx context.Context, r *http.Request, s store.Scope, p 
 			return nil, err
 		}
 		out.InviteLink = baseURL(r) + "/invite/" + token
-		if err := h.mailer.SendLink(ctx, u.Email, store.LinkInvite, out.InviteLink); err != nil {
+		if err := h.mailer.SendLink(ctx, s, u.Email, store.LinkInvite, out.InviteLink); err != nil {
 			return nil, err
 		}
 	}
