@@ -37,7 +37,7 @@ func New(kit *web.Kit, key string, fallback *mail.Server, wake func()) *Handler 
 
 // Settings is the tenant's mail settings as pages and the API show them: never the password.
 type Settings struct {
-	Configured  bool   `json:"configured"` // the tenant has a server of its own
+	Configured  bool   `json:"configured"`  // the tenant has a server of its own
 	ServerWide  bool   `json:"server_wide"` // without one, the server-wide SMTP_URL is used
 	CanSeal     bool   `json:"can_store_password"`
 	Host        string `json:"host"`

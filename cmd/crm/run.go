@@ -442,7 +442,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
-	sender.Start(ctx) // mail: the outbox, one tenant at a time
+	sender.Start(ctx)             // mail: the outbox, one tenant at a time
 	imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()
