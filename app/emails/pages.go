@@ -41,8 +41,11 @@ func (h *Handler) SettingsPage(w http.ResponseWriter, r *http.Request) {
 
 // SettingsSubmit is POST /settings/mail; a blank password keeps the stored one.
 func (h *Handler) SettingsSubmit(w http.ResponseWriter, r *http.Request) {
-	if err := web.ReadForm(w, r); err != nil {
-		h.web.Fail(w, r, err)
+	// Text the form reader refuses (a control character, CR/LF) is shown at its field.
+	formErr := web.ReadForm(w, r)
+	var ve validate.Errors
+	if formErr != nil && !errors.As(formErr, &ve) {
+		h.web.Fail(w, r, formErr)
 		return
 	}
 	m, err := h.settingsModel(r)
@@ -54,8 +57,10 @@ func (h *Handler) SettingsSubmit(w http.ResponseWriter, r *http.Request) {
 	in := SettingsInput{Host: f.Get("host"), Security: f.Get("security"), Username: f.Get("username"), Password: f.Get("password"),
 		FromAddress: f.Get("from_address"), FromName: f.Get("from_name")}
 	in.Port, _ = strconv.Atoi(f.Get("port"))
-	err = h.save(r.Context(), web.Scope(r), in)
-	var ve validate.Errors
+	err = formErr
+	if err == nil {
+		err = h.save(r.Context(), web.Scope(r), in)
+	}
 	if errors.As(err, &ve) || errors.Is(err, errNoKey) {
 		m.Host, m.Port, m.Security, m.Username, m.FromAddress, m.FromName = in.Host, f.Get("port"), in.Security, in.Username, in.FromAddress, in.FromName
 		for k, v := range ve {
