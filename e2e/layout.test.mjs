@@ -134,6 +134,8 @@ before(async () => {
     { name: 'teams', path: '/teams' },
     { name: 'team', path: `/teams/${team.id}` },
     { name: 'settings-sso', path: '/settings/sso' },
+    { name: 'settings-mail', path: '/settings/mail' },
+    { name: 'emails', path: '/emails' },
     { name: 'login-sso', path: '/login/sso?email=admin%40demo.test', anonymous: true },
     { name: 'imports', path: '/imports' },
     { name: 'import-new', path: '/imports/new' },
