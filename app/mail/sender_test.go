@@ -499,3 +499,41 @@ func TestThroughput(t *testing.T) {
 		t.Logf("%s: %d messages in %s: %.0f messages/s", db.Dialect, n, elapsed.Round(time.Millisecond), n/elapsed.Seconds())
 	})
 }
+
+// A sender that claims a message and dies: the message stays sending while the lease
+// holds, then another sender sends it; the dead one's claim can neither renew nor finish.
+func TestExpiredLeaseIsRetriedOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		rv := newReceiver(t)
+		f := newFixture(t, db, rv)
+		ctx := context.Background()
+		id := f.enqueue(t, hello("ann@example.test"))
+		dead, err := f.s.ClaimEmails(ctx, time.Now(), time.Hour, 10)
+		if err != nil || len(dead) != 1 {
+			t.Fatalf("claim: %v %v", dead, err)
+		}
+		if st, _ := f.sender().Sweep(ctx); st != (mail.Stats{}) || f.email(t, id).Status != store.EmailSending {
+			t.Fatalf("a message under a live lease was taken: %+v", st)
+		}
+		// The lease runs out (back-dated by the schema's owner).
+		if err := storetest.Owner(t, db).RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, err := tx.NewUpdate().Table("emails").Set("lease_until = ?", time.Now().UTC().Add(-time.Second)).Where("id = ?", id).Exec(ctx)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := f.sender().Sweep(ctx); err != nil || st.Sent != 1 {
+			t.Fatalf("sweep after the lease: %+v %v", st, err)
+		}
+		if ok, _ := f.s.RenewEmail(ctx, id, dead[0].Claim, "<x@y>", time.Now(), time.Hour); ok {
+			t.Fatal("the dead sender's claim renewed")
+		}
+		if err := f.s.FinishEmail(ctx, id, dead[0].Claim, store.EmailOutcome{Status: store.EmailFailed, Error: "late"}); err != nil {
+			t.Fatal(err)
+		}
+		if e := f.email(t, id); e.Status != store.EmailSent || e.Attempts != 2 || len(rv.Messages()) != 1 {
+			t.Fatalf("after the late report: %+v, %d received", e, len(rv.Messages()))
+		}
+	})
+}
