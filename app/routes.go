@@ -129,6 +129,19 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(teamPage(auth.Update)).Post("/teams/{id}/members/{user}/remove", h.roles.TeamRemoveMemberPage)
 			r.With(teamPage(auth.Delete)).Post("/teams/{id}/delete", h.roles.TeamDeletePage)
 
+			// Users admin pages and the security log (app/users): the users feature, as the API.
+			userPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureUsers, a) }
+			r.With(userPage(auth.View)).Get("/users", h.users.UsersPage)
+			r.With(userPage(auth.Create)).Get("/users/new", h.users.NewUserPage)
+			r.With(userPage(auth.Create)).Post("/users/new", h.users.CreateUserPage)
+			r.With(userPage(auth.View)).Get("/users/{id}", h.users.UserPage)
+			r.With(userPage(auth.Update)).Get("/users/{id}/edit", h.users.EditUserPage)
+			r.With(userPage(auth.Update)).Post("/users/{id}/edit", h.users.UpdateUserPage)
+			r.With(userPage(auth.Update)).Post("/users/{id}/status", h.users.UserStatusPage)
+			r.With(userPage(auth.Delete)).Get("/users/{id}/delete", h.users.DeleteUserPage)
+			r.With(userPage(auth.Delete)).Post("/users/{id}/delete", h.users.DeleteUserSubmit)
+			r.With(userPage(auth.View)).Get("/security-log", h.users.SecurityLogPage)
+
 			// Client, document and reminder pages (app/clients, app/documents, app/reminders).
 			clientPage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }
 			r.With(clientPage(auth.View)).Get("/clients", h.clients.ClientsPage)

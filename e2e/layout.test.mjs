@@ -102,6 +102,7 @@ before(async () => {
   const clientDoc = await firstHref(`/clients/${client.id}`, /\/clients\/\d+\/documents\/\d+\/edit/);
   const reminder = await firstHref(`/leads/${lead}`, /\/reminders\/\d+\/edit/);
   const master = await firstHref('/settings/masters/source', /\/settings\/masters\/source\/\d+\/delete/);
+  const user = await firstHref('/users?search=sales', /\/users\/\d+(?=")/);
 
   pages.push(
     { name: 'login', path: '/login', anonymous: true },
@@ -136,6 +137,12 @@ before(async () => {
     { name: 'settings-sso', path: '/settings/sso' },
     { name: 'settings-mail', path: '/settings/mail' },
     { name: 'emails', path: '/emails' },
+    { name: 'users', path: '/users' },
+    { name: 'user-new', path: '/users/new' },
+    { name: 'user', path: user },
+    { name: 'user-edit', path: `${user}/edit` },
+    { name: 'user-delete', path: `${user}/delete` },
+    { name: 'security-log', path: '/security-log' },
     { name: 'login-sso', path: '/login/sso?email=admin%40demo.test', anonymous: true },
     { name: 'imports', path: '/imports' },
     { name: 'import-new', path: '/imports/new' },

@@ -87,6 +87,7 @@ type User struct {
 	ID           int64      `bun:"id,pk,autoincrement" json:"id"`
 	Email        string     `bun:"email,notnull" json:"email"`
 	Name         string     `bun:"name,notnull" json:"name"`
+	Title        string     `bun:"title,notnull" json:"title"`
 	Phone        string     `bun:"phone,notnull" json:"phone"`
 	PasswordHash string     `bun:"password_hash,notnull" json:"-"`
 	RoleID       int64      `bun:"role_id,notnull" json:"role_id"`

@@ -138,7 +138,7 @@ func (s Scope) CreateRole(ctx context.Context, name string, grants map[auth.Feat
 		if err := tx.writeGrants(ctx, role.ID, grants); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "role", role.ID, "create", nil, map[string]any{"name": name, "grants": grants})
+		return tx.roleChanged(ctx, role.ID, name, "create", nil, map[string]any{"name": name, "grants": grants})
 	})
 	if err != nil {
 		return nil, err
@@ -223,7 +223,7 @@ func (s Scope) RenameRole(ctx context.Context, id int64, name string) (*RoleDeta
 		if _, err := tx.Update((*Role)(nil)).Set("name = ?", name).Where("id = ?", id).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "role", id, "update", map[string]any{"name": old.Name}, map[string]any{"name": name})
+		return tx.roleChanged(ctx, id, name, "update", map[string]any{"name": old.Name}, map[string]any{"name": name})
 	})
 	if err != nil {
 		return nil, err
@@ -269,7 +269,7 @@ func (s Scope) SetRolePermissions(ctx context.Context, id, version int64, grants
 		if err := tx.writeGrants(ctx, id, grants); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "role", id, "permissions", map[string]any{"grants": old.Permissions}, map[string]any{"grants": grants})
+		return tx.roleChanged(ctx, id, old.Name, "permissions", map[string]any{"grants": old.Permissions}, map[string]any{"grants": grants})
 	})
 	if err != nil {
 		return nil, err
@@ -313,6 +313,6 @@ func (s Scope) DeleteRole(ctx context.Context, id, moveTo int64) error {
 		if _, err := tx.Delete((*Role)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.Record(ctx, "role", id, "delete", map[string]any{"name": old.Name, "move_to": moveTo}, nil)
+		return tx.roleChanged(ctx, id, old.Name, "delete", map[string]any{"name": old.Name, "move_to": moveTo}, nil)
 	})
 }

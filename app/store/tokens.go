@@ -10,7 +10,12 @@ import (
 // CreateToken issues an API token for a user of the tenant and returns it; only its hash is kept.
 func (s Scope) CreateToken(ctx context.Context, userID int64) (string, error) {
 	token, hash := auth.NewToken(s.TenantID)
-	_, err := s.Insert(&APIToken{UserID: userID, TokenHash: hash}).Exec(ctx)
+	err := s.Tx(ctx, func(tx Scope) error {
+		if _, err := tx.Insert(&APIToken{UserID: userID, TokenHash: hash}).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.LogSecurity(ctx, SecTokenCreated, userID, "")
+	})
 	if err != nil {
 		return "", err
 	}
@@ -37,7 +42,16 @@ func (s Scope) RevokeToken(ctx context.Context, token string) error {
 	if err != nil || tenantID != s.TenantID {
 		return nil
 	}
-	_, err = s.Update((*APIToken)(nil)).Set("revoked_at = ?", time.Now().UTC()).
-		Where("token_hash = ? AND revoked_at IS NULL", hash).Exec(ctx)
-	return err
+	return s.Tx(ctx, func(tx Scope) error {
+		t := &APIToken{}
+		err := tx.Select(t).Where("token_hash = ? AND revoked_at IS NULL", hash).Scan(ctx)
+		if err != nil {
+			return ignoreNotFound(notFound(err))
+		}
+		if _, err := tx.Update((*APIToken)(nil)).Set("revoked_at = ?", time.Now().UTC()).
+			Where("token_hash = ? AND revoked_at IS NULL", hash).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.LogSecurity(ctx, SecTokenRevoked, t.UserID, "")
+	})
 }

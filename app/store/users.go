@@ -18,13 +18,17 @@ type NewUser struct {
 	Password string
 	Role     string
 	Locale   string
+	Title    string  // a personal title of the tenant's title master ("" for none)
+	TimeZone string  // an IANA time zone name ("" for the tenant's)
+	TeamIDs  []int64 // the teams the user joins
 	// Invite leaves the password unset: the user sets it through an invitation link.
 	Invite bool
 }
 
 func (n *NewUser) normalise() validate.Errors {
 	n.Email = strings.ToLower(strings.TrimSpace(n.Email))
-	n.Name = strings.TrimSpace(n.Name)
+	n.Name, n.Title, n.TimeZone = strings.TrimSpace(n.Name), strings.TrimSpace(n.Title), strings.TrimSpace(n.TimeZone)
+	n.Phone = validate.NormalisePhone(n.Phone)
 	if n.Name == "" {
 		n.Name, _, _ = strings.Cut(n.Email, "@")
 	}
@@ -38,8 +42,13 @@ func (n *NewUser) normalise() validate.Errors {
 	if n.Phone != "" {
 		errs.Check(validate.Phone(n.Phone), "phone", validate.KeyInvalidPhone)
 	}
+	checkProfile(errs, n.Locale, n.TimeZone)
 	return errs
 }
+
+// CheckNewUser is the field errors CreateUser would refuse n with, before looking at the
+// database (the role, the email's use, the title).
+func CheckNewUser(n NewUser) validate.Errors { return n.normalise() }
 
 // CreateUser adds a user with the named role. The email must be unused across all tenants,
 // since it is the sign-in name.
@@ -69,8 +78,15 @@ func (s Scope) CreateUser(ctx context.Context, n NewUser) (*User, error) {
 		if taken {
 			return validate.Errors{"email": validate.KeyTaken}
 		}
-		u = &User{Email: n.Email, Name: n.Name, Phone: n.Phone, PasswordHash: hash, RoleID: role.ID, Locale: n.Locale, Active: true}
+		if err := tx.checkTitle(ctx, n.Title); err != nil {
+			return err
+		}
+		u = &User{Email: n.Email, Name: n.Name, Title: n.Title, Phone: n.Phone, PasswordHash: hash, RoleID: role.ID, Locale: n.Locale,
+			TimeZone: n.TimeZone, Active: true}
 		if _, err := tx.Insert(u).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
+			return err
+		}
+		if err := tx.setUserTeams(ctx, u.ID, n.TeamIDs); err != nil {
 			return err
 		}
 		dir := &userDirectory{Email: n.Email, TenantID: tx.TenantID, UserID: u.ID}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"crm/app/i18n"
 	"crm/app/validate"
 )
 
@@ -91,26 +92,39 @@ func (s Scope) UserView(ctx context.Context, id int64) (*UserRow, error) {
 // UserInput is what an administrator may change of a user.
 type UserInput struct {
 	Name     string
+	Title    string // a personal title of the tenant's title master ("" for none)
 	Phone    string
 	RoleID   int64
 	Locale   string
 	TimeZone string
+	// Teams, when not nil, are the teams the user is in afterwards (nil: unchanged).
+	Teams *[]int64
 }
 
 func (in *UserInput) normalise() validate.Errors {
-	in.Name, in.Phone, in.TimeZone = strings.TrimSpace(in.Name), strings.TrimSpace(in.Phone), strings.TrimSpace(in.TimeZone)
+	in.Name, in.Title, in.TimeZone = strings.TrimSpace(in.Name), strings.TrimSpace(in.Title), strings.TrimSpace(in.TimeZone)
+	in.Phone = validate.NormalisePhone(in.Phone)
 	errs := validate.Errors{}
 	errs.Check(validate.Required(in.Name), "name", validate.KeyRequired)
 	errs.Check(validate.NoHTML(in.Name), "name", validate.KeyHTMLNotAllowed)
 	if in.Phone != "" {
 		errs.Check(validate.Phone(in.Phone), "phone", validate.KeyInvalidPhone)
 	}
-	if in.TimeZone != "" {
-		if _, err := time.LoadLocation(in.TimeZone); err != nil {
+	checkProfile(errs, in.Locale, in.TimeZone)
+	return errs
+}
+
+// checkProfile checks a user's language (one of the admin's, or "" for the tenant's) and
+// time zone (an IANA name, or "" for the tenant's).
+func checkProfile(errs validate.Errors, locale, timeZone string) {
+	if locale != "" && !i18n.Supported(locale) {
+		errs.Add("locale", validate.KeyInvalid)
+	}
+	if timeZone != "" {
+		if _, err := time.LoadLocation(timeZone); err != nil || timeZone == "Local" {
 			errs.Add("time_zone", validate.KeyInvalid)
 		}
 	}
-	return errs
 }
 
 // isAdminRole reports whether the role is the tenant's Administrator role.
@@ -163,7 +177,17 @@ func (s Scope) UpdateUser(ctx context.Context, id int64, in UserInput) (*UserRow
 				return err
 			}
 		}
-		_, err = tx.Update((*User)(nil)).Set("name = ?", in.Name).Set("phone = ?", in.Phone).
+		if in.Title != before.Title {
+			if err := tx.checkTitle(ctx, in.Title); err != nil {
+				return err
+			}
+		}
+		if in.Teams != nil {
+			if err := tx.setUserTeams(ctx, id, *in.Teams); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Update((*User)(nil)).Set("name = ?", in.Name).Set("title = ?", in.Title).Set("phone = ?", in.Phone).
 			Set("role_id = ?", in.RoleID).Set("locale = ?", in.Locale).Set("time_zone = ?", in.TimeZone).
 			Set("updated_at = ?", time.Now().UTC()).Where("id = ?", id).Exec(ctx)
 		if err != nil {

@@ -2,6 +2,8 @@ package users
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -13,14 +15,16 @@ import (
 // userPayload is a user as the API takes it. On creation, either password is given or
 // invite is true (the answer then carries the invitation link).
 type userPayload struct {
-	Email    string `json:"email"`
-	Name     string `json:"name"`
-	Phone    string `json:"phone"`
-	Password string `json:"password"`
-	Invite   bool   `json:"invite"`
-	RoleID   int64  `json:"role_id"`
-	Locale   string `json:"locale"`
-	TimeZone string `json:"time_zone"`
+	Email    string   `json:"email"`
+	Name     string   `json:"name"`
+	Title    string   `json:"title"`
+	Phone    string   `json:"phone"`
+	Password string   `json:"password"`
+	Invite   bool     `json:"invite"`
+	RoleID   int64    `json:"role_id"`
+	Locale   string   `json:"locale"`
+	TimeZone string   `json:"time_zone"`
+	TeamIDs  *[]int64 `json:"team_ids"` // nil: none on creation, unchanged on update
 }
 
 // created is a new user and, for an invitation, the link to pass on.
@@ -31,28 +35,34 @@ type created struct {
 
 func (h *Handler) Create(w http.ResponseWriter, r *http.Request) {
 	web.ServeJSON(h.web, w, r, http.StatusCreated, "users.created", func(ctx context.Context, s store.Scope, p userPayload) (any, error) {
-		return h.create(ctx, r, s, p)
+		n := store.NewUser{Email: p.Email, Name: p.Name, Title: p.Title, Phone: p.Phone, Password: p.Password,
+			Locale: p.Locale, TimeZone: p.TimeZone, Invite: p.Invite}
+		if p.TeamIDs != nil {
+			n.TeamIDs = *p.TeamIDs
+		}
+		return h.create(ctx, r, s, p.RoleID, n)
 	})
 }
 
-// create adds the user, and for an invitation issues the link and hands it to the mailer.
-func (h *Handler) create(ctx context.Context, r *http.Request, s store.Scope, p userPayload) (*created, error) {
-	roleName, err := roleName(ctx, s, p.RoleID)
-	if err != nil {
+// create adds the user with the role roleID (the API's and the page's), and for an
+// invitation issues the link and hands it to the mailer.
+func (h *Handler) create(ctx context.Context, r *http.Request, s store.Scope, roleID int64, n store.NewUser) (*created, error) {
+	roleName, err := roleName(ctx, s, roleID)
+	var ve validate.Errors
+	if errors.As(err, &ve) {
+		// The other fields' errors too, so a form shows them all at once.
+		maps.Copy(ve, store.CheckNewUser(n))
+		return nil, ve
+	} else if err != nil {
 		return nil, err
 	}
-	u, err := s.CreateUser(ctx, store.NewUser{Email: p.Email, Name: p.Name, Phone: p.Phone, Password: p.Password,
-		Role: roleName, Locale: p.Locale, Invite: p.Invite})
+	n.Role = roleName
+	u, err := s.CreateUser(ctx, n)
 	if err != nil {
 		return nil, err
-	}
-	if p.TimeZone != "" {
-		if _, err := s.UpdateUser(ctx, u.ID, store.UserInput{Name: u.Name, Phone: u.Phone, RoleID: u.RoleID, Locale: u.Locale, TimeZone: p.TimeZone}); err != nil {
-			return nil, err
-		}
 	}
 	out := &created{}
-	if p.Invite {
+	if n.Invite {
 		token, err := s.CreateUserLink(ctx, u.ID, store.LinkInvite)
 		if err != nil {
 			return nil, err
@@ -82,7 +92,8 @@ func roleName(ctx context.Context, s store.Scope, id int64) (string, error) {
 
 func (h *Handler) Update(w http.ResponseWriter, r *http.Request) {
 	web.ServeJSONByID(h.web, w, r, http.StatusOK, "users.updated", func(ctx context.Context, s store.Scope, id int64, p userPayload) (any, error) {
-		return s.UpdateUser(ctx, id, store.UserInput{Name: p.Name, Phone: p.Phone, RoleID: p.RoleID, Locale: p.Locale, TimeZone: p.TimeZone})
+		return s.UpdateUser(ctx, id, store.UserInput{Name: p.Name, Title: p.Title, Phone: p.Phone, RoleID: p.RoleID, Locale: p.Locale,
+			TimeZone: p.TimeZone, Teams: p.TeamIDs})
 	})
 }
 

@@ -7,8 +7,10 @@ import (
 	"context"
 	"log/slog"
 
+	"crm/app/listpage"
 	"crm/app/store"
 	"crm/app/web"
+	usersview "crm/views/users"
 )
 
 // Mailer is where a link for a user (an invitation, a password reset) is mailed, in the
@@ -32,6 +34,8 @@ type Handler struct {
 	web    *web.Kit
 	db     *store.DB
 	mailer Mailer
+	list   *listpage.List[*usersview.List]
+	log    *listpage.List[*usersview.Log]
 }
 
 // New is the users handler; mailer receives the links it issues.
@@ -39,5 +43,7 @@ func New(kit *web.Kit, db *store.DB, mailer Mailer) *Handler {
 	if mailer == nil {
 		mailer = LogMailer{}
 	}
-	return &Handler{web: kit, db: db, mailer: mailer}
+	h := &Handler{web: kit, db: db, mailer: mailer}
+	h.list, h.log = h.newList(), h.newLog()
+	return h
 }
