@@ -40,7 +40,11 @@ func (s *server) routes(h handlers) http.Handler {
 
 	// Everything else: forgery protection, session, caller, language.
 	r.Group(func(r chi.Router) {
-		r.Use(s.web.CrossOriginProtection().Handler)
+		cop := s.web.CrossOriginProtection()
+		// RFC 8058's one-click unsubscribe POST comes from mail providers, maybe with another
+		// origin's headers; it acts on its unguessable token alone, never on a session.
+		cop.AddInsecureBypassPattern("POST /unsubscribe/{token}")
+		r.Use(cop.Handler)
 		r.Use(middleware.Timeout(30 * time.Second))
 		r.Use(s.web.Sessions.LoadAndSave)
 		r.Use(s.web.Authenticate)
@@ -60,6 +64,10 @@ func (s *server) routes(h handlers) http.Handler {
 		r.Post("/language", h.session.Language)
 		r.Get("/invite/{token}", h.users.InvitePage)
 		r.Post("/invite/{token}", h.users.InvitePage)
+		// MAIL-ROUTES-BEGIN (app/emails): the public one-click unsubscribe of bulk mail.
+		r.Get("/unsubscribe/{token}", h.emails.Unsubscribe)
+		r.Post("/unsubscribe/{token}", h.emails.Unsubscribe)
+		// MAIL-ROUTES-END
 
 		// PROFILE-ROUTES-BEGIN: my profile, two-factor sign-in, forgotten passwords (app/profile;
 		// the second sign-in step is app/session's). Public: the second step of a sign-in under
@@ -132,6 +140,13 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.Update)).Post("/settings/stages", h.settings.StageSettingsSubmit)
 			r.With(settingsPage(auth.View)).Get("/settings/sso", h.sso.SettingsPage)
 			r.With(settingsPage(auth.Update)).Post("/settings/sso", h.sso.SettingsSubmit)
+			// MAIL-PAGES-BEGIN (app/emails): SMTP settings, test message, email history (Settings area).
+			r.With(settingsPage(auth.View)).Get("/settings/mail", h.emails.SettingsPage)
+			r.With(settingsPage(auth.Update)).Post("/settings/mail", h.emails.SettingsSubmit)
+			r.With(settingsPage(auth.Update)).Post("/settings/mail/test", h.emails.TestSubmit)
+			r.With(settingsPage(auth.View)).Get("/emails", h.emails.HistoryPage)
+			r.With(settingsPage(auth.View)).Get("/emails/{id}", h.emails.DetailPage)
+			// MAIL-PAGES-END
 
 			// Team administration (app/roles): roles and their matrix need roles; teams need users.
 			rolePage := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureRoles, a) }
@@ -329,6 +344,14 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(settingsCan(auth.Update)).Put("/update-lead-stage-order", h.settings.StageOrder)
 				r.With(settingsCan(auth.View)).Get("/view-or-create-lead-stage-setting", h.settings.StageSettingsView)
 				r.With(settingsCan(auth.Update)).Put("/update-lead-stage-setting", h.settings.StageSettingsUpdate)
+
+				// MAIL-API-BEGIN (app/emails): SMTP settings, test message, email history (Settings area).
+				r.With(settingsCan(auth.View)).Get("/view-mail-setting", h.emails.ViewSettings)
+				r.With(settingsCan(auth.Update)).Put("/update-mail-setting", h.emails.UpdateSettings)
+				r.With(settingsCan(auth.Update)).Post("/send-test-email", h.emails.SendTest)
+				r.With(settingsCan(auth.View)).Get("/list-email-history", h.emails.History)
+				r.With(settingsCan(auth.View)).Get("/view-email-history/{id}", h.emails.View)
+				// MAIL-API-END
 			})
 		})
 

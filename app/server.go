@@ -6,10 +6,12 @@ import (
 	"crm/app/clients"
 	"crm/app/dashboard"
 	"crm/app/documents"
+	"crm/app/emails"
 	"crm/app/exports"
 	"crm/app/importer"
 	"crm/app/imports"
 	"crm/app/leads"
+	"crm/app/mail"
 	"crm/app/profile"
 	"crm/app/reminders"
 	"crm/app/roles"
@@ -25,6 +27,7 @@ import (
 	"crm/app/auth"
 	"crm/app/files"
 	"crm/app/i18n"
+	"crm/app/secret"
 	"crm/app/store"
 	"crm/app/web"
 )
@@ -44,6 +47,9 @@ type Config struct {
 	// MetricsToken, when set, serves /metrics on the main address to callers bearing it
 	// (Authorization: Bearer …); unset, /metrics is not served there.
 	MetricsToken string
+	// BaseURL is the CRM's public address ("https://crm.example.com") for links sent by
+	// mail; empty, links are built from the address a request came to.
+	BaseURL string
 }
 
 // DefaultConfig is a sensible production configuration.
@@ -82,7 +88,12 @@ type Deps struct {
 	Metrics  *web.Metrics        // nil: a registry of the server's own (cmd/crm shares it with --metrics-addr)
 	// SecretKey seals secrets at rest (a tenant's SSO client secret); "" leaves SSO off.
 	SecretKey string
-	Mailer    users.Mailer // nil: links are logged as not mailed (mail is not configured)
+	// Mailer receives users' links; nil: mail.LinkMailer, which queues them in the outbox
+	// when the tenant has a mail server (SMTP settings, else SMTP).
+	Mailer users.Mailer
+	SMTP   *mail.Server // the server-wide SMTP_URL (nil: none)
+	// MailWake asks the mail sender for a sweep now (a message was just queued); nil: none.
+	MailWake func()
 }
 
 type server struct {
@@ -107,6 +118,7 @@ type handlers struct {
 	exports   *exports.Handler
 	users     *users.Handler
 	profile   *profile.Handler
+	emails    *emails.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -124,11 +136,15 @@ func NewServer(d Deps) http.Handler {
 		throttle = auth.NewLoginThrottle()
 	}
 	wcfg := web.Config{SecureCookies: cfg.SecureCookies, SessionIdle: cfg.SessionIdle,
-		SessionLifetime: cfg.SessionLifetime, MobileSessionLifetime: cfg.MobileSessionLifetime}
+		SessionLifetime: cfg.SessionLifetime, MobileSessionLifetime: cfg.MobileSessionLifetime, BaseURL: cfg.BaseURL}
 	s.web = &web.Kit{Config: wcfg, DB: d.DB, Log: d.Log, I18n: d.I18n, Assets: d.Assets,
 		Sessions: web.NewSessions(d.DB, wcfg), Nav: navigation}
 	s.web.ShellHook = s.dueReminders
 	s.web.Sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) { s.web.Fail(w, r, err) }
+	var mailer users.Mailer = mail.LinkMailer{Sealer: secret.NewSealer(d.SecretKey), Fallback: d.SMTP, Wake: d.MailWake, Log: d.Log}
+	if d.Mailer != nil {
+		mailer = d.Mailer
+	}
 	docs := documents.New(s.web, d.Files)
 	rem := reminders.New(s.web)
 	h := handlers{
@@ -143,8 +159,9 @@ func NewServer(d Deps) http.Handler {
 		sso:       sso.New(s.web, d.SecretKey),
 		imports:   imports.New(s.web, d.Imports),
 		exports:   exports.New(s.web),
-		users:     users.New(s.web, d.DB, d.Mailer),
-		profile:   profile.New(s.web, d.DB, d.Mailer),
+		profile:   profile.New(s.web, d.DB, mailer),
+		users:     users.New(s.web, d.DB, mailer),
+		emails:    emails.New(s.web, d.SecretKey, d.SMTP, d.MailWake),
 	}
 	return s.routes(h)
 }

@@ -16,6 +16,7 @@ var navigation = []web.NavEntry{
 	{LabelID: "clientsPage.nav", Href: "/clients", Needs: []web.Need{{Feature: auth.FeatureClients, Action: auth.View}}},
 	{LabelID: "nav.imports", Href: "/imports", Needs: importers},
 	{LabelID: "nav.settings", Href: "/settings", Needs: []web.Need{{Feature: auth.FeatureSettings, Action: auth.View}}},
+	{LabelID: "mail.nav", Href: "/emails", Needs: []web.Need{{Feature: auth.FeatureSettings, Action: auth.View}}},
 	{LabelID: "usersPage.title", Href: "/users", Needs: []web.Need{{Feature: auth.FeatureUsers, Action: auth.View}}},
 	{LabelID: "roles.title", Href: "/roles", Needs: []web.Need{{Feature: auth.FeatureRoles, Action: auth.View}}},
 	{LabelID: "roles.teams", Href: "/teams", Needs: []web.Need{{Feature: auth.FeatureUsers, Action: auth.View}}},

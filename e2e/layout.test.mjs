@@ -137,6 +137,8 @@ before(async () => {
     { name: 'teams', path: '/teams' },
     { name: 'team', path: `/teams/${team.id}` },
     { name: 'settings-sso', path: '/settings/sso' },
+    { name: 'settings-mail', path: '/settings/mail' },
+    { name: 'emails', path: '/emails' },
     { name: 'users', path: '/users' },
     { name: 'user-new', path: '/users/new' },
     { name: 'user', path: user },

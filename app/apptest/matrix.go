@@ -422,5 +422,8 @@ var Routes = func() map[string]Route {
 		add("PUT "+p+"update-"+path+"/{id}", Route{Who: Permitted, Perms: []Perm{SettingsUpdate}, ID: id, JSON: `{"name":"Renamed"}`, Tenant: NotFound})
 		add("DELETE "+p+"delete-"+path+"/{id}", Route{Who: Permitted, Perms: []Perm{SettingsDelete}, ID: id, Tenant: NotFound})
 	}
+	for key, r := range mailRoutes() { // matrix_mail.go
+		add(key, r)
+	}
 	return m
 }()

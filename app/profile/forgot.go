@@ -15,8 +15,6 @@ import (
 	profileview "crm/views/profile"
 )
 
-// PurposeReset is the Mailer purpose of a password reset link.
-const PurposeReset = "password_reset"
 
 // ForgotPage is GET /forgot-password: the email of a forgotten password.
 func (h *Handler) ForgotPage(w http.ResponseWriter, r *http.Request) {
@@ -37,14 +35,14 @@ func (h *Handler) ForgotSubmit(w http.ResponseWriter, r *http.Request) {
 			profileview.ForgotPage(profileview.Forgot{Email: email, Error: web.T(r, "validation.invalidEmail")}))
 		return
 	}
-	base := baseURL(r)
+	base := h.web.LinkBase(r)
 	log := h.web.Logger(r)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), time.Minute)
 	go func() {
 		defer cancel()
-		token, to, err := h.db.RequestPasswordReset(ctx, email)
+		token, u, err := h.db.RequestPasswordReset(ctx, email)
 		if err == nil && token != "" {
-			err = h.mailer.SendLink(ctx, to, PurposeReset, base+"/reset-password/"+token)
+			err = h.mailer.SendLink(ctx, h.db.System(u.TenantID, u.ID), u.Email, store.LinkReset, base+"/reset-password/"+token)
 		}
 		if err != nil {
 			log.Error("password reset link", "err", err)
@@ -53,14 +51,6 @@ func (h *Handler) ForgotSubmit(w http.ResponseWriter, r *http.Request) {
 	h.web.Bare(w, r, http.StatusOK, web.T(r, "forgot.title"), profileview.ForgotPage(profileview.Forgot{Sent: true}))
 }
 
-// baseURL is the address the request came to, for links in mail.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
 
 // ResetPage is GET and POST /reset-password/{token}: a live link sets a new password
 // (the spec's rule), is spent, and signs the user out everywhere; an unknown, used or

@@ -1,3 +1,7 @@
+// Package sso signs users in with their tenant's OpenID Connect provider (authorization
+// code with PKCE, github.com/coreos/go-oidc and golang.org/x/oauth2), so Google, Microsoft
+// Entra or Keycloak all work; the spec's path is /auth/google. A tenant configures its
+// provider on /settings/sso; its client secret is sealed by app/secret under the server's key.
 package sso
 
 import (
@@ -14,17 +18,18 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"crm/app/secret"
 	"crm/app/web"
 )
 
 // Handler serves the sign-in with a provider and its settings page.
 type Handler struct {
 	web    *web.Kit
-	sealer *Sealer // nil: no CRM_SECRET_KEY, SSO cannot be configured
+	sealer *secret.Sealer // nil: no CRM_SECRET_KEY, SSO cannot be configured
 }
 
 // New is the SSO handler; key is the server's CRM_SECRET_KEY ("" for none).
-func New(kit *web.Kit, key string) *Handler { return &Handler{web: kit, sealer: NewSealer(key)} }
+func New(kit *web.Kit, key string) *Handler { return &Handler{web: kit, sealer: secret.NewSealer(key)} }
 
 // Session keys of a sign-in under way: popped by the callback, so a state works once.
 const (

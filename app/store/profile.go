@@ -118,20 +118,20 @@ func (s Scope) ChangePassword(ctx context.Context, current, next string, keep Ke
 }
 
 // RequestPasswordReset issues a reset link (valid ResetTTL, single use) for the active
-// account of email and returns its token and the account's email; "" and no error when
+// account of email and returns its token and the account; "" and no error when
 // there is no such account, so the caller answers the same either way.
-func (db *DB) RequestPasswordReset(ctx context.Context, email string) (token, to string, err error) {
+func (db *DB) RequestPasswordReset(ctx context.Context, email string) (token string, u *User, err error) {
 	login, err := db.FindLogin(ctx, email)
 	if err == ErrNotFound {
-		return "", "", nil
+		return "", nil, nil
 	} else if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	if !login.User.Active || login.User.DeletedAt != nil {
-		return "", "", nil
+		return "", nil, nil
 	}
 	token, err = db.System(login.TenantID, 0).CreateUserLink(ctx, login.User.ID, LinkReset)
-	return token, login.User.Email, err
+	return token, login.User, err
 }
 
 // ResetPassword sets a new password through a live reset link, spends it, and signs the

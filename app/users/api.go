@@ -67,8 +67,8 @@ func (h *Handler) create(ctx context.Context, r *http.Request, s store.Scope, ro
 		if err != nil {
 			return nil, err
 		}
-		out.InviteLink = baseURL(r) + "/invite/" + token
-		if err := h.mailer.SendLink(ctx, u.Email, store.LinkInvite, out.InviteLink); err != nil {
+		out.InviteLink = h.web.LinkBase(r) + "/invite/" + token
+		if err := h.mailer.SendLink(ctx, s, u.Email, store.LinkInvite, out.InviteLink); err != nil {
 			return nil, err
 		}
 	}
@@ -202,11 +202,3 @@ func (h *Handler) SecurityLog(w http.ResponseWriter, r *http.Request) {
 	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.SecurityEntry]{Result: rows, Total: total, Page: int(page), Limit: int(limit)})
 }
 
-// baseURL is the address the request came to, for links shown to pass on.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}

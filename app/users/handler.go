@@ -13,18 +13,18 @@ import (
 	usersview "crm/views/users"
 )
 
-// Mailer is where a link for a user (an invitation, a password reset) would be mailed.
-// Mail is not configured in this product yet, so the administrator is shown invitation
-// links to pass on; a real sender plugs in here.
+// Mailer is where a link for a user (an invitation, a password reset) is mailed, in the
+// user's tenant (s). The administrator is shown invitation links to pass on all the same;
+// app/mail's LinkMailer puts them in the outbox when the tenant has a mail server.
 type Mailer interface {
-	SendLink(ctx context.Context, to, purpose, url string) error
+	SendLink(ctx context.Context, s store.Scope, to, purpose, url string) error
 }
 
 // LogMailer is the default Mailer: it only logs that mail is not configured.
 type LogMailer struct{}
 
 // SendLink logs that the link was not mailed (never the link itself: it is a secret).
-func (LogMailer) SendLink(ctx context.Context, to, purpose, _ string) error {
+func (LogMailer) SendLink(ctx context.Context, _ store.Scope, to, purpose, _ string) error {
 	slog.InfoContext(ctx, "mail not configured: link not sent", "purpose", purpose, "to", to)
 	return nil
 }

@@ -4,6 +4,7 @@
 package web
 
 import (
+	"strings"
 	"log/slog"
 	"net/http"
 	"time"
@@ -26,6 +27,9 @@ type Config struct {
 	SessionLifetime time.Duration
 	// MobileSessionLifetime is the longer idle and absolute limit of a mobile sign-in.
 	MobileSessionLifetime time.Duration
+	// BaseURL is the public address for links that leave the site (invitations, password
+	// resets); empty, the address the request came to.
+	BaseURL string
 }
 
 // NavEntry is an area of the admin and the permissions that show it in the navigation
@@ -64,4 +68,18 @@ func NewSessions(db *store.DB, cfg Config) *scs.SessionManager {
 	sm.Cookie.Secure = cfg.SecureCookies
 	sm.Cookie.Persist = true
 	return sm
+}
+
+// LinkBase is the address links sent to users start with: the configured public address,
+// else the one the request came to. A configured address keeps a forged Host header out
+// of the links a password reset mails.
+func (k *Kit) LinkBase(r *http.Request) string {
+	if k.Config.BaseURL != "" {
+		return strings.TrimRight(k.Config.BaseURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }

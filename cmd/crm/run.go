@@ -19,6 +19,8 @@ import (
 	"crm/app/i18n"
 	"crm/app/importer"
 	"crm/app/jobs"
+	"crm/app/mail"
+	"crm/app/secret"
 	"crm/app/store"
 	"crm/app/web"
 	"crm/locales"
@@ -358,10 +360,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	importPause := fs.Duration("import-pause", 0, "rest between two batches of 500 rows of a CSV import")
 	metricsAddr := fs.String("metrics-addr", getenv("CRM_METRICS_ADDR"),
 		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env CRM_METRICS_ADDR; empty: none)")
+	mailEvery := fs.Duration("mail-interval", 5*time.Second, "how often the outbox is swept for mail to send")
+	baseURL := fs.String("base-url", getenv("CRM_BASE_URL"),
+		"the CRM's public address, for links in mail such as unsubscribe, e.g. https://crm.example.com (env CRM_BASE_URL; default: the listen address)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var smtpServer *mail.Server // the server-wide SMTP_URL: tenants without a server of their own use it
+	if raw := getenv("SMTP_URL"); raw != "" {
+		var err error
+		if smtpServer, err = mail.ParseURL(raw); err != nil {
+			return err
+		}
+	}
 
 	db, applied, err := openServing(ctx, *url, *migrateURL)
 	if err != nil {
@@ -391,19 +403,27 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("files: %w", err)
 	}
 	cfg := app.Config{SecureCookies: *secure, TrustProxy: *trustProxy, SessionIdle: *idle,
-		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile, MetricsToken: getenv("METRICS_TOKEN")}
+		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile, MetricsToken: getenv("METRICS_TOKEN"),
+		BaseURL: *baseURL}
 	metrics := web.NewMetrics()
 	// One import runner: requests start imports on it, its sweep resumes interrupted ones,
 	// and Close stops both before the database closes.
 	imports := importer.NewRunner(db, log, *importPause)
 	defer imports.Close()
-	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore, Imports: imports,
-		Metrics: metrics, SecretKey: getenv("CRM_SECRET_KEY")})
-
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
+	if *baseURL == "" {
+		*baseURL = "http://" + ln.Addr().String()
+	}
+	// The mail sender delivers the outbox; Close (before the database closes) lets the
+	// sweep under way finish.
+	sender := mail.New(mail.Config{DB: db, Sealer: secret.NewSealer(getenv("CRM_SECRET_KEY")), Fallback: smtpServer,
+		BaseURL: *baseURL, Log: log, Interval: *mailEvery})
+	defer sender.Close()
+	handler := app.NewServer(app.Deps{Config: cfg, DB: db, Log: log, I18n: bundle, Assets: as, Files: fileStore, Imports: imports,
+		Metrics: metrics, SecretKey: getenv("CRM_SECRET_KEY"), SMTP: smtpServer, MailWake: sender.Wake})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	// Metrics on an address of their own (loopback or an operator network), never public.
@@ -423,6 +443,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
+	sender.Start(ctx)             // mail: the outbox, one tenant at a time
 	imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()

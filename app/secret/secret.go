@@ -1,8 +1,7 @@
-// Package sso signs users in with their tenant's OpenID Connect provider (authorization
-// code with PKCE, github.com/coreos/go-oidc and golang.org/x/oauth2), so Google, Microsoft
-// Entra or Keycloak all work; the spec's path is /auth/google. A tenant configures its
-// provider on /settings/sso; its client secret is sealed with AES-GCM under the server's key.
-package sso
+// Package secret seals the secrets a tenant stores (an SSO client secret, an SMTP password)
+// with AES-256-GCM under a key derived from the server's CRM_SECRET_KEY, so the database
+// never holds them in clear.
+package secret
 
 import (
 	"crypto/aes"
@@ -17,7 +16,7 @@ import (
 // CRM_SECRET_KEY (its SHA-256, so any long random string will do).
 type Sealer struct{ aead cipher.AEAD }
 
-// NewSealer is the sealer of key; nil when key is empty (SSO then cannot be configured).
+// NewSealer is the sealer of key; nil when key is empty (no secret can then be stored).
 func NewSealer(key string) *Sealer {
 	if key == "" {
 		return nil
@@ -39,11 +38,11 @@ func (s *Sealer) Seal(plain string) string {
 func (s *Sealer) Open(sealed string) (string, error) {
 	raw, err := base64.StdEncoding.DecodeString(sealed)
 	if err != nil || len(raw) < s.aead.NonceSize() {
-		return "", errors.New("sso: not a sealed secret")
+		return "", errors.New("secret: not a sealed secret")
 	}
 	plain, err := s.aead.Open(nil, raw[:s.aead.NonceSize()], raw[s.aead.NonceSize():], nil)
 	if err != nil {
-		return "", errors.New("sso: secret sealed under another key")
+		return "", errors.New("secret: sealed under another key")
 	}
 	return string(plain), nil
 }
