@@ -399,7 +399,7 @@ type mailbox struct {
 	asked chan struct{}
 }
 
-func (m *mailbox) SendLink(_ context.Context, to, purpose, url string) error {
+func (m *mailbox) SendLink(_ context.Context, _ store.Scope, to, purpose, url string) error {
 	m.mu.Lock()
 	m.sent = append(m.sent, to+" "+purpose+" "+url)
 	m.mu.Unlock()
