@@ -429,7 +429,7 @@ func TestForgotPassword(t *testing.T) {
 		box.mu.Lock()
 		sent := box.sent
 		box.mu.Unlock()
-		if len(sent) != 1 || !strings.HasPrefix(sent[0], f.Admin.Email+" password_reset http") {
+		if len(sent) != 1 || !strings.HasPrefix(sent[0], f.Admin.Email+" "+store.LinkReset+" http") {
 			t.Fatalf("mailed %q", sent)
 		}
 		link, _ := url.Parse(strings.Fields(sent[0])[2])
