@@ -285,6 +285,129 @@ test('the lead list shows the header, the menu, the real won/lost counts and the
   }
 });
 
+test('the list\'s first page is in the HTML before any script runs; the island takes it over without a flash or a shift', async () => {
+  // Without JavaScript: the page exactly as the server sent it.
+  const plain = await browser.newContext({ ...PHONE, baseURL: proxy.url, javaScriptEnabled: false });
+  try {
+    const r = await plain.request.post('/m/login', { form: { email: SALES.email, password: SALES.password, next: LIST }, maxRedirects: 0 });
+    assert.equal(r.status(), 303);
+    const page = await plain.newPage();
+    await page.goto(LIST);
+    const data = await api(page, '/v1/api/lead/list-customer-lead?page=1&limit=20');
+    assert.ok(data.total > 0);
+    assert.equal(await page.getAttribute('#app', 'data-mounted'), null, 'no script ran');
+    const cards = page.locator('[data-testid=lead-card]');
+    assert.equal(await cards.count(), Math.min(20, data.total));
+    const first = cards.first();
+    assert.equal((await first.locator('[data-testid=lead-id]').innerText()).trim(), `Lead ID: ${data.result[0].id}`);
+    assert.equal((await first.locator('[data-testid=lead-creator]').innerText()).trim(), `Created by ${data.result[0].created_user_name}`);
+    assert.deepEqual(await texts(page.locator('[data-testid=lead-email]')), data.result.map((l) => l.company_email));
+    assert.equal((await page.innerText('[data-testid=leads-won]')).replace(/\s+/g, ' ').trim(), `${data.summary.won} Leads Won`);
+    assert.equal(await page.getAttribute('[data-testid=search]', 'placeholder'), 'Search');
+  } finally {
+    await plain.close();
+  }
+
+  // With JavaScript: the island's first render is that list. "Loading leads..." never
+  // shows, nothing moves, and the first page is not asked for again.
+  const { context, page, errors } = await phone({ serviceWorkers: 'block' });
+  try {
+    await signIn(page);
+    await listReady(page);
+    await page.addInitScript(() => {
+      const seen = { loading: false, shift: 0 };
+      window.__seen = seen;
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid=list-loading]')) seen.loading = true;
+      }).observe(document, { childList: true, subtree: true });
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) if (!e.hadRecentInput) seen.shift += e.value;
+      }).observe({ type: 'layout-shift', buffered: true });
+    });
+    const asked = [];
+    page.on('request', (r) => { if (new URL(r.url()).pathname.endsWith('/list-customer-lead')) asked.push(r.url()); });
+    // Drop the list kept on the phone, to see the page's first page kept again.
+    await page.evaluate(() => new Promise((resolve, reject) => {
+      const open = indexedDB.open('crm-mobile');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction('leads', 'readwrite');
+        tx.objectStore('leads').delete('onlineLeads');
+        tx.oncomplete = () => { open.result.close(); resolve(); };
+        tx.onerror = () => reject(tx.error);
+      };
+    }));
+    await page.reload();
+    await page.waitForSelector('#app[data-mounted]');
+    const data = await api(page, '/v1/api/lead/list-customer-lead?page=1&limit=20');
+    assert.deepEqual(await texts(page.locator('[data-testid=lead-email]')), data.result.map((l) => l.company_email));
+    // Kept on the phone for offline use, as a load from the server would.
+    for (let i = 0; (await readStored(page, 'onlineLeads')) === null; i++) {
+      assert.ok(i < 100, 'the first page was not kept on the phone');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual((await readStored(page, 'onlineLeads')).result.map((l) => l.id), data.result.map((l) => l.id));
+    const seen = await page.evaluate(() => window.__seen);
+    assert.equal(seen.loading, false, '"Loading leads..." flashed');
+    assert.equal(seen.shift, 0, `layout shift ${seen.shift}`);
+    assert.deepEqual(asked, [], 'the first page was asked for again');
+    // The island works on it: a search asks the server.
+    await page.fill('[data-testid=search]', data.result[0].company_email);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the screens the service worker keeps hold no lead, before and after sign-out', async () => {
+  const { context, page } = await phone();
+  try {
+    await signIn(page);
+    await listReady(page);
+    await swReady(page);
+    const data = await api(page, '/v1/api/lead/list-customer-lead?page=1&limit=20');
+    const emails = data.result.map((l) => l.company_email);
+    assert.ok(emails.length > 0);
+    // The page itself, from the network through the worker, carries them.
+    const res = await page.reload();
+    assert.equal(res.fromServiceWorker(), true);
+    assert.ok((await res.text()).includes(emails[0]));
+    await listReady(page);
+    const kept = () => page.evaluate(async (screens) => {
+      const cache = await caches.open('crm-mobile-v1');
+      return Promise.all(screens.map(async (s) => (await cache.match(s))?.text() ?? null));
+    }, SCREENS);
+    const noLeads = (shells, when) => {
+      for (const [i, html] of shells.entries()) {
+        assert.ok(html?.includes('data-island="mobile-app"'), `${when}: ${SCREENS[i]} not kept`);
+        assert.ok(!html.includes('m-first-page'), `${when}: ${SCREENS[i]} kept with the data block`);
+        for (const e of emails) assert.ok(!html.includes(e), `${when}: ${SCREENS[i]} kept with ${e}`);
+      }
+    };
+    noLeads(await kept(), 'signed in');
+
+    await page.click('[data-testid=menu-button]');
+    await Promise.all([page.waitForURL((u) => u.pathname === '/m/login'), page.click('[data-testid=sign-out]')]);
+    noLeads(await kept(), 'signed out');
+
+    // Offline and signed out, the kept list opens with no lead at all.
+    proxy.setDown(true);
+    await context.setOffline(true);
+    try {
+      const off = await page.goto(LIST);
+      assert.equal(off.fromServiceWorker(), true);
+      await page.getByText('No leads found', { exact: true }).waitFor();
+      assert.equal(await page.locator('[data-testid=lead-card]').count(), 0);
+    } finally {
+      proxy.setDown(false);
+      await context.setOffline(false);
+    }
+  } finally {
+    await context.close();
+  }
+});
+
 test('a card shows Unknown without a status and N/A without a source; Loading and No leads found', async () => {
   const { context, page } = await phone({ serviceWorkers: 'block' });
   try {
@@ -302,7 +425,9 @@ test('a card shows Unknown without a status and N/A without a source; Loading an
       body.data.result[0].lead_source_name = '';
       await route.fulfill({ response: res, json: body });
     });
-    await page.reload();
+    // The first page comes with the page itself: a sort asks the server.
+    await page.click('[data-testid=sort-button]');
+    await page.click('[data-testid=sort-name]');
     await page.getByText('Loading leads...', { exact: true }).waitFor();
     release();
     await listReady(page);
@@ -339,12 +464,12 @@ test('more leads load as the user scrolls, 20 at a time', async () => {
     await listReady(page);
     const cards = page.locator('[data-testid=lead-card]');
     assert.equal(await cards.count(), 20);
-    assert.deepEqual(pages[0], ['1', '20']);
+    assert.deepEqual(pages, [], 'page 1 came with the page');
     await cards.last().scrollIntoViewIfNeeded();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 40);
     await page.locator('[data-testid=lead-card]').last().scrollIntoViewIfNeeded();
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, Math.min(60, total));
-    assert.deepEqual(pages.slice(0, 3), [['1', '20'], ['2', '20'], ['3', '20']]);
+    assert.deepEqual(pages.slice(0, 2), [['2', '20'], ['3', '20']]);
     const ids = await page.locator('[data-testid=lead-id]').allInnerTexts();
     assert.equal(new Set(ids).size, ids.length, 'no lead shows twice');
   } finally {

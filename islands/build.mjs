@@ -18,6 +18,7 @@ const entries = {
   picker: 'islands/picker/main.tsx',
   app: 'static/css/app.css',
   mobile: 'islands/mobile/main.tsx',
+  mobileboot: 'islands/mobile/boot.ts',
   sw: 'islands/mobile/sw.ts',
   mobilecss: 'static/css/mobile.css',
 };

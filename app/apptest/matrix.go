@@ -200,7 +200,7 @@ var Routes = func() map[string]Route {
 		"POST /v1/api/auth/logout":      {Who: SignedIn},
 		"GET /v1/api/auth/me":           {Who: SignedIn, Tenant: Isolated},
 		"GET /v1/api/get-allow-feature": {Who: SignedIn, Tenant: Isolated},
-		"GET /m/leads-mobile":           {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated},
+		"GET /m/leads-mobile":           {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true}, // the shell shows the first leads
 		"GET /m/add-lead":               {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated},
 		"GET /m/add-lead-address":       {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated},
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"crm/app/i18n"
+	"crm/app/leads"
 	"crm/app/web"
 	"crm/locales"
 	authview "crm/views/auth"
@@ -100,35 +102,131 @@ func mobileLocaleURL(lang string) string {
 	return "/locales/mobile/" + lang + ".json?v=" + mobileLocalesVersion()
 }
 
-// MobileScreen renders the shell of the lead list and of both add-lead steps.
+// mobileOfflineCopy is the query (?offline=1) of the shell the service worker keeps for
+// use without a network: the same page with no lead in it (see islands/mobile/sw.ts).
+const mobileOfflineCopy = "offline"
+
+// MobileScreen renders the shell of the lead list and of both add-lead steps. The list's
+// shell carries the list screen itself, rendered here with the caller's first page, so the
+// leads paint before the script has loaded; the offline copy and the add-lead steps are the
+// bare shell the island fills in.
 func (h *Handler) MobileScreen(w http.ResponseWriter, r *http.Request) {
 	lang := mobileLanguage(r)
 	r = h.inMobileLanguage(r, lang)
-	props, err := json.Marshal(mobileview.Props{
+	page := h.mobileShell(r, lang)
+	props := mobileview.Props{
 		Lang:       lang,
 		Locale:     mobileLocale,
 		LocalesURL: mobileLocaleURL(lang),
 		ConfigURL:  apiPrefix + "/config.json",
 		SWURL:      "/m/sw.js",
 		Scope:      "/m/",
-	})
+	}
+	// The calls the island makes first, fetched with the bundle rather than after it.
+	page.Preload = []string{mobileLocaleURL(lang), apiPrefix + "/config.json"}
+	if r.URL.Path == mobileHome && !r.URL.Query().Has(mobileOfflineCopy) {
+		list, err := h.mobileList(r, lang)
+		if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
+		page.List = list
+		props.FirstPage = mobileview.FirstPageID
+		// The messages are in the page with the leads: only the configuration is fetched.
+		page.Preload = []string{apiPrefix + "/config.json"}
+	}
+	b, err := json.Marshal(props)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-cache")
-	page := h.mobileShell(r, lang)
-	page.Preload = []string{mobileLocaleURL(lang), apiPrefix + "/config.json"}
-	if r.URL.Path == mobileHome {
-		// The list's first call as the island makes it with no search, sort or filter.
-		page.Preload = append(page.Preload, apiPrefix+"/lead/list-customer-lead?page=1&limit="+strconv.Itoa(mobilePageSize))
+	var buf bytes.Buffer
+	if err := mobileview.Shell(page, string(b)).Render(r.Context(), &buf); err != nil {
+		h.web.Fail(w, r, err)
+		return
 	}
-	h.web.Render(w, r, http.StatusOK, mobileview.Shell(page, string(props)))
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	if page.List != nil {
+		// The caller's leads: never kept by a shared cache.
+		hd.Set("Cache-Control", "private, no-cache")
+	} else {
+		// The bare shell changes only with a build or the language: the service worker's
+		// refresh of its copy is usually a 304.
+		sum := sha256.Sum256(buf.Bytes())
+		etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
+		hd.Set("Cache-Control", "no-cache")
+		hd.Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = buf.WriteTo(w)
 }
+
+// firstPageData is the list's data block: the first page as the list call answers it and
+// the messages of the app's language, so the island's first render shows the same screen.
+type firstPageData struct {
+	Messages json.RawMessage `json:"messages"`
+	List     leads.ListData  `json:"list"`
+}
+
+// mobileList is the lead list screen's first render: the caller's first page of leads,
+// read as the list call reads it (their scope, page 1, no search or filter, default sort),
+// and the screen's strings in the app's language.
+func (h *Handler) mobileList(r *http.Request, lang string) (*mobileview.List, error) {
+	data, err := leads.FirstPage(r, mobilePageSize)
+	if err != nil {
+		return nil, err
+	}
+	msgs := mobileMessages()[lang]
+	l := &mobileview.List{Msg: msgs.byKey, Won: data.Summary.Won, Lost: data.Summary.Lost,
+		Cards: make([]mobileview.Card, 0, len(data.Result)),
+		Data:  firstPageData{Messages: msgs.raw, List: data}}
+	for _, v := range data.Result {
+		c := mobileview.Card{ID: v.ID, Status: v.LeadStatusName, Company: v.CompanyName, Customer: v.CustomerName,
+			Phone: strings.Join(slices.DeleteFunc([]string{v.CompanyDialCode, v.CompanyPhoneNumber}, func(s string) bool { return s == "" }), " "),
+			Email: v.CompanyEmail,
+			Stage: v.LeadStageName, Source: v.LeadSourceName, Creator: v.CreatedUserName}
+		if v.ClientID != nil {
+			c.ClientID = *v.ClientID
+		}
+		l.Cards = append(l.Cards, c)
+	}
+	return l, nil
+}
+
+// mobileFile is one mobile message file: its messages and its compact JSON.
+type mobileFile struct {
+	byKey mobileview.Messages
+	raw   json.RawMessage
+}
+
+// mobileMessages are the mobile message files, read once: the server renders the list
+// screen with the same strings the island shows.
+var mobileMessages = sync.OnceValue(func() map[string]mobileFile {
+	out := map[string]mobileFile{}
+	for _, lang := range mobileLanguages {
+		f := mobileFile{byKey: mobileview.Messages{}}
+		if b, err := fs.ReadFile(locales.FS, "mobile/"+lang+".json"); err == nil && json.Unmarshal(b, &f.byKey) == nil {
+			var c bytes.Buffer
+			if json.Compact(&c, b) == nil {
+				f.raw = c.Bytes()
+			}
+		}
+		if f.raw == nil {
+			f.raw = json.RawMessage("{}") // the island then shows keys, as it does without its file
+		}
+		out[lang] = f
+	}
+	return out
+})
 
 func (h *Handler) mobileShell(r *http.Request, lang string) mobileview.Page {
 	return mobileview.Page{Lang: lang, Title: i18n.T(r.Context(), "mobile.title"),
-		CSS: h.web.Assets.URL("mobilecss.css"), JS: h.web.Assets.URL("mobile.js")}
+		CSS: h.web.Assets.URL("mobilecss.css"), JS: h.web.Assets.URL("mobile.js"), Boot: h.web.Assets.URL("mobileboot.js")}
 }
 
 // MobileRedirect sends /m, /m/ and any unknown /m/… path to the lead list.
@@ -167,7 +265,7 @@ func (h *Handler) MobileServiceWorker(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
-	precache := append(slices.Clone(MobileScreens), h.web.Assets.URL("mobile.js"), h.web.Assets.URL("mobilecss.css"),
+	precache := append(slices.Clone(MobileScreens), h.web.Assets.URL("mobile.js"), h.web.Assets.URL("mobileboot.js"), h.web.Assets.URL("mobilecss.css"),
 		apiPrefix+"/config.json", mobileLocaleURL(mobileLanguage(r)))
 	list, err := json.Marshal(precache)
 	if err != nil {

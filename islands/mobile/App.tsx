@@ -7,12 +7,14 @@ import { AddLeadStep1 } from './AddLeadStep1';
 import { AddLeadStep2, type AddressState } from './AddLeadStep2';
 import * as api from './api';
 import { config, loadConfig } from './config';
-import { loadMessages, t } from './i18n';
+import { readFirstPage } from './first';
+import { loadMessages, setMessages, t } from './i18n';
 import { buildPayload, leadFromPayload } from './leads';
 import { LeadList } from './LeadList';
 import { afterSend, enqueue, forOwner, onQueueChange, onSynced, readQueue, sendNow, startAutoSync, type QueuedLead } from './queue';
 import { navigate, ROUTES, usePath } from './router';
 import * as storage from './storage';
+import type { LeadPage } from './api';
 import { emptyAddress, emptyLeadForm, emptyMasters, type Address, type LeadForm, type Masters, type Profile } from './types';
 import { uuid } from './util';
 import { isValid, validateStep1 } from './validation';
@@ -24,6 +26,8 @@ export interface AppProps {
   configUrl: string;
   swUrl: string;
   scope: string;
+  /** The id of the data block of the list the server rendered (the list screen only). */
+  firstPage?: string;
 }
 
 function useOnline(): boolean {
@@ -43,12 +47,21 @@ function useOnline(): boolean {
 
 const emptyAddresses = (): AddressState => ({ billing: emptyAddress(), shipping: emptyAddress(), same: false });
 
-/** App waits for its messages, then renders the screens. */
+/**
+ * App waits for its messages, then renders the screens. When the server rendered the list
+ * (the data block carries the messages and the first page) it renders at once, the same
+ * screen the server drew.
+ */
 export function App(props: AppProps) {
-  const [ready, setReady] = useState(false);
+  const [first] = useState(() => readFirstPage(props.firstPage));
+  const [ready, setReady] = useState(() => {
+    if (first) setMessages(first.messages);
+    return first !== null;
+  });
   useEffect(() => {
     const english = props.localesUrl.replace(/\/[a-z]{2}\.json/, '/en.json');
-    void loadMessages(props.localesUrl, english).then(() => {
+    const messages = first ? Promise.resolve() : loadMessages(props.localesUrl, english);
+    void messages.then(() => {
       setReady(true);
       loadConfig(props.configUrl).catch((err) => {
         console.error('config', err);
@@ -60,13 +73,19 @@ export function App(props: AppProps) {
       // Make sure the worker keeps this page's message file and whatever else it may lack.
       void navigator.serviceWorker.ready.then((reg) => reg.active?.postMessage({ type: 'keep', urls: [props.localesUrl] }));
     }
-  }, [props.localesUrl, props.configUrl, props.swUrl, props.scope]);
+  }, [first, props.localesUrl, props.configUrl, props.swUrl, props.scope]);
   if (!ready) return <p className="m-boot" role="status">…</p>;
-  return <Screens />;
+  return <Screens firstPage={first?.list ?? null} />;
 }
 
-function Screens() {
+function Screens({ firstPage }: { firstPage: LeadPage | null }) {
   const path = usePath();
+  // The server's first page is the list's first render only: once the user has left the
+  // list, it loads as usual when they come back.
+  const initialList = useRef(firstPage);
+  useEffect(() => {
+    if (path !== ROUTES.list) initialList.current = null;
+  }, [path]);
   const online = useOnline();
   const [profile, setProfile] = useState<Profile | null>(null);
   const profileRef = useRef<Profile | null>(null);
@@ -220,5 +239,6 @@ function Screens() {
     if (path === ROUTES.addLead) return <AddLeadStep1 form={form} masters={masters} onChange={updateForm} />;
     return <AddLeadStep2 value={addresses} onChange={setAddresses} onSubmit={submit} />;
   }
-  return <LeadList online={online} queue={forOwner(queue, profile)} profile={profile} masters={masters} requestMasters={requestMasters} />;
+  return <LeadList online={online} queue={forOwner(queue, profile)} profile={profile} masters={masters} requestMasters={requestMasters}
+    initial={initialList.current} />;
 }

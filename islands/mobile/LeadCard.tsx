@@ -1,5 +1,7 @@
 // One lead in the list (spec section 2): Lead ID, status badge, company, customer, dial
 // code and phone, email, stage, source and creator. Leads still on the phone say so.
+// views/mobile/mobile.templ (leadCard) draws a server lead the same way, text node for text
+// node, for the list's first paint.
 import { t } from './i18n';
 import type { Lead } from './types';
 
@@ -17,7 +19,7 @@ export function LeadCard({ lead, sync, error }: Props) {
       data-client-id={lead.client_id || undefined}>
       <div className="m-card-top">
         <span className="m-card-id" data-testid="lead-id">
-          {t('card.leadId')}: {lead.id ? lead.id : '—'}
+          {`${t('card.leadId')}: ${lead.id ? lead.id : '—'}`}
         </span>
         <span className="m-badge" data-testid="lead-status">{lead.lead_status_name || t('card.unknownStatus')}</span>
       </div>
@@ -42,7 +44,7 @@ export function LeadCard({ lead, sync, error }: Props) {
         </div>
       </dl>
       <p className="m-card-creator" data-testid="lead-creator">
-        {t('card.createdBy')} {lead.created_user_name}
+        {`${t('card.createdBy')} ${lead.created_user_name}`}
       </p>
     </article>
   );

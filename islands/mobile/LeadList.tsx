@@ -4,7 +4,7 @@
 // phone; when the server cannot be reached it shows the cached list. Leads waiting in
 // the queue come first, marked.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, listLeads } from './api';
+import { ApiError, listLeads, type LeadPage } from './api';
 import { configReady } from './config';
 import { t } from './i18n';
 import { applyQuery, isDefaultQuery } from './leads';
@@ -22,6 +22,8 @@ interface Props {
   profile: Profile | null;
   masters: Masters;
   requestMasters: () => void;
+  /** The first page the server rendered into the page (default query), shown at once. */
+  initial?: LeadPage | null;
 }
 
 type Source = 'server' | 'cache' | 'phone';
@@ -37,14 +39,18 @@ const SEARCH_DEBOUNCE_MS = 300;
 const sorts: SortKey[] = ['recent', 'name', 'stage'];
 const initialQuery: ListQuery = { search: '', sort: 'recent', stage: 0, status: 0 };
 
-export function LeadList({ online, queue, profile, masters, requestMasters }: Props) {
+export function LeadList({ online, queue, profile, masters, requestMasters, initial }: Props) {
   const [query, setQuery] = useState<ListQuery>(initialQuery);
   const [searchText, setSearchText] = useState('');
   const [panel, setPanel] = useState<'sort' | 'filter' | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
-  const [list, setList] = useState<ListState>({ leads: [], total: 0, page: 0, source: 'phone' });
-  const [summary, setSummary] = useState<Summary | null>(null);
-  const [loading, setLoading] = useState(true);
+  // With the server's first page the first render is the loaded list, as the server drew it.
+  const [first] = useState(() => initial ?? null);
+  const [list, setList] = useState<ListState>(() => first
+    ? { leads: first.result ?? [], total: first.total, page: 1, source: 'server' }
+    : { leads: [], total: 0, page: 0, source: 'phone' });
+  const [summary, setSummary] = useState<Summary | null>(first?.summary ?? null);
+  const [loading, setLoading] = useState(first === null);
   const [loadingMore, setLoadingMore] = useState(false);
   // A failed next page is not asked for again until the list reloads.
   const [moreFailed, setMoreFailed] = useState(false);
@@ -121,9 +127,20 @@ export function LeadList({ online, queue, profile, masters, requestMasters }: Pr
 
   // Load on open and on every query change; refresh when the connection comes back and
   // after leads from the queue reached the server.
+  const firstShown = useRef(first !== null);
   useEffect(() => {
+    if (firstShown.current) {
+      // The page came with this query's first page: no need to ask again, only to keep it
+      // on the phone for offline use, as a load would.
+      firstShown.current = false;
+      if (first && first.result.length > 0) {
+        writeOnlineCache({ result: first.result, total: first.total, summary: first.summary, savedAt: new Date().toISOString() })
+          .catch((err) => console.error('online cache', err));
+      }
+      return;
+    }
     void load(query);
-  }, [load, query]);
+  }, [load, query, first]);
   const wasOnline = useRef(online);
   useEffect(() => {
     if (online && !wasOnline.current) void load(query, true);

@@ -18,6 +18,11 @@ export async function loadMessages(url: string, fallbackURL?: string): Promise<v
   }
 }
 
+/** setMessages takes the messages the server put in the page (they are the language's file). */
+export function setMessages(m: Record<string, string>): void {
+  messages = m;
+}
+
 /** t translates a key; {name} placeholders take vars' values. A missing key shows itself. */
 export function t(key: string, vars?: Record<string, string | number>): string {
   const msg = messages[key] ?? key;
