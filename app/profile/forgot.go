@@ -15,7 +15,6 @@ import (
 	profileview "crm/views/profile"
 )
 
-
 // ForgotPage is GET /forgot-password: the email of a forgotten password.
 func (h *Handler) ForgotPage(w http.ResponseWriter, r *http.Request) {
 	h.web.Bare(w, r, http.StatusOK, web.T(r, "forgot.title"), profileview.ForgotPage(profileview.Forgot{}))
@@ -50,7 +49,6 @@ func (h *Handler) ForgotSubmit(w http.ResponseWriter, r *http.Request) {
 	}()
 	h.web.Bare(w, r, http.StatusOK, web.T(r, "forgot.title"), profileview.ForgotPage(profileview.Forgot{Sent: true}))
 }
-
 
 // ResetPage is GET and POST /reset-password/{token}: a live link sets a new password
 // (the spec's rule), is spent, and signs the user out everywhere; an unknown, used or

@@ -201,4 +201,3 @@ func (h *Handler) SecurityLog(w http.ResponseWriter, r *http.Request) {
 	}
 	h.web.OK(w, r, http.StatusOK, "ok", web.List[store.SecurityEntry]{Result: rows, Total: total, Page: int(page), Limit: int(limit)})
 }
-

@@ -4,9 +4,9 @@
 package web
 
 import (
-	"strings"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
