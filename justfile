@@ -18,12 +18,12 @@ run: build
     ./bin/crm serve --demo
 
 # Go runs on SQLite and PostgreSQL, then again under the race detector for the packages
-# with background work (CSV imports, the reminder worker, and serve, which starts them).
+# with background work (CSV imports, the reminder worker, the mail sender, and serve, which starts them).
 # Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
 test: lint typecheck audit build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
     {{just_executable()}} fuzz
-    TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./cmd/crm
+    TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./app/mail ./cmd/crm
     node --test --test-concurrency=1 e2e/
 
 # Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
@@ -49,18 +49,23 @@ vulncheck:
     go run golang.org/x/vuln/cmd/govulncheck@latest ./...
 
 # Each fuzz target for a few seconds (go test -fuzz; their seed corpora, f.Add and
-# testdata/fuzz/, run with every `go test`). A crash is written to the package's
+# testdata/fuzz/, run with every `go test`). Every `func Fuzz…` of app/ and cmd/ is found, and
+# each package's instrumented test binary is built once for all its targets (one link, not
+# one a target: that was most of this recipe's time). A crash is written to the package's
 # testdata/fuzz/<target>/ and stays there as a test case. FUZZTIME=10s to dig longer.
 fuzz:
     #!/usr/bin/env bash
     set -euo pipefail
-    for target in \
-        app/web:FuzzReadJSON app/web:FuzzReadForm app/web:FuzzListQuery \
-        app/leads:FuzzLeadPayloads app/leads:FuzzLeadQuery app/clients:FuzzClientPayloads app/clients:FuzzClientQuery \
-        app/reminders:FuzzReminderPayload app/documents:FuzzDocumentPayload app/settings:FuzzSettingsPayloads \
-        app/imports:FuzzRunPayload app/session:FuzzLoginRequest app/contact:FuzzContactForm \
-        app/validate:FuzzValidators app/importer:FuzzCSV; do
-        go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${FUZZTIME:-4s}" "./${target%%:*}"
+    bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
+    cache=$(go env GOCACHE)/fuzz
+    for dir in $(grep -l '^func Fuzz' app/*/*_test.go app/*/*/*_test.go cmd/*/*_test.go 2>/dev/null | xargs -n1 dirname | sort -u); do
+        targets=$(grep -h -o '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | cut -d' ' -f2)
+        pkg=$(go list "./$dir")
+        go test -c -fuzz "^$(echo "$targets" | head -n1)\$" -o "$bin/fuzz.test" "./$dir"
+        for t in $targets; do
+            echo "fuzz $pkg $t"
+            (cd "$dir" && "$bin/fuzz.test" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${FUZZTIME:-3s}" -test.fuzzcachedir "$cache/$pkg")
+        done
     done
 
 # Type-check the front end (islands/, per tsconfig.json).
