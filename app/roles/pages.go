@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/a-h/templ"
+
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/validate"
@@ -185,53 +187,30 @@ func (h *Handler) deleteModel(r *http.Request, id int64) (*rolesview.DeleteRole,
 
 // RoleDeletePage is GET /roles/{id}/delete: the confirmation step.
 func (h *Handler) RoleDeletePage(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	m, err := h.deleteModel(r, id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Page(w, r, http.StatusOK, web.T(r, "roles.deleteTitle", "Name", m.Role.Name), rolesview.DeletePage(*m))
+	web.PageByID(h.web, w, r, h.deleteModel, roleDeletePage(r))
 }
 
 // RoleDeleteSubmit is POST /roles/{id}/delete: deletes the role, its users moving to
 // move_to; a refusal shows the confirmation again with the reason.
 func (h *Handler) RoleDeleteSubmit(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
+	web.MoveAndDelete[*rolesview.DeleteRole]{
+		Field:  "move_to",
+		Delete: func(r *http.Request, id, moveTo int64) error { return web.Scope(r).DeleteRole(r.Context(), id, moveTo) },
+		Load:   h.deleteModel,
+		Refused: func(_ *http.Request, m *rolesview.DeleteRole, err error, reason string) {
+			m.Error = reason
+			m.Refused = m.Refused || errors.Is(err, store.ErrLastRolesAdmin)
+		},
+		Page:  roleDeletePage(r),
+		Flash: "roles.deleted",
+		Done:  "/roles",
+	}.Serve(h.web, w, r)
+}
+
+func roleDeletePage(r *http.Request) func(*rolesview.DeleteRole) (string, templ.Component) {
+	return func(m *rolesview.DeleteRole) (string, templ.Component) {
+		return web.T(r, "roles.deleteTitle", "Name", m.Role.Name), rolesview.DeletePage(*m)
 	}
-	if err := web.ReadForm(w, r); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	moveTo, _ := strconv.ParseInt(r.PostFormValue("move_to"), 10, 64)
-	err = web.Scope(r).DeleteRole(r.Context(), id, moveTo)
-	var refusal store.Refusal
-	var ve validate.Errors
-	if errors.As(err, &refusal) || errors.As(err, &ve) {
-		m, merr := h.deleteModel(r, id)
-		if merr != nil {
-			h.web.Fail(w, r, merr)
-			return
-		}
-		status, msgID, args, _ := web.Classify(err)
-		m.Error = web.T(r, msgID, args...)
-		m.Refused = m.Refused || errors.Is(err, store.ErrLastRolesAdmin)
-		h.web.Page(w, r, status, web.T(r, "roles.deleteTitle", "Name", m.Role.Name), rolesview.DeletePage(*m))
-		return
-	}
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Flash(r, "roles.deleted")
-	http.Redirect(w, r, "/roles", http.StatusSeeOther)
 }
 
 // RoleTwoFactorPage is POST /roles/{id}/two-factor: whether the role's users must sign in

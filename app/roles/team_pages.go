@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/a-h/templ"
+
 	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/web"
@@ -71,17 +73,9 @@ func (h *Handler) team(r *http.Request, id int64) (*rolesview.Team, error) {
 
 // TeamPage is GET /teams/{id}.
 func (h *Handler) TeamPage(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	m, err := h.team(r, id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Page(w, r, http.StatusOK, m.Team.Name+" · "+web.T(r, "roles.teams"), rolesview.TeamPage(*m))
+	web.PageByID(h.web, w, r, h.team, func(m *rolesview.Team) (string, templ.Component) {
+		return m.Team.Name + " · " + web.T(r, "roles.teams"), rolesview.TeamPage(*m)
+	})
 }
 
 // TeamRenamePage is POST /teams/{id}.

@@ -245,17 +245,9 @@ func (h *Handler) view(r *http.Request, id int64) (*usersview.View, error) {
 
 // UserPage is GET /users/{id}.
 func (h *Handler) UserPage(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	v, err := h.view(r, id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Page(w, r, http.StatusOK, v.User.Name+" · "+web.T(r, "usersPage.title"), usersview.ViewPage(*v))
+	web.PageByID(h.web, w, r, h.view, func(v *usersview.View) (string, templ.Component) {
+		return v.User.Name + " · " + web.T(r, "usersPage.title"), usersview.ViewPage(*v)
+	})
 }
 
 // EditUserPage is GET /users/{id}/edit.
@@ -416,60 +408,31 @@ func (h *Handler) deleteModel(r *http.Request, id int64) (*usersview.Delete, err
 
 // DeleteUserPage is GET /users/{id}/delete: the confirmation step.
 func (h *Handler) DeleteUserPage(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	m, err := h.deleteModel(r, id)
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Page(w, r, http.StatusOK, web.T(r, "usersPage.deleteTitle", "Name", m.User.Name), usersview.DeletePage(*m))
+	web.PageByID(h.web, w, r, h.deleteModel, deletePage(r))
 }
 
 // DeleteUserSubmit is POST /users/{id}/delete: the user's leads and clients go to
 // new_owner_id in the same transaction (with a journey entry each), then the user goes; a
 // refusal shows the confirmation again with the reason.
 func (h *Handler) DeleteUserSubmit(w http.ResponseWriter, r *http.Request) {
-	id, err := web.PathID(r, "id")
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	if err := web.ReadForm(w, r); err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	owner, _ := strconv.ParseInt(r.PostFormValue("new_owner_id"), 10, 64)
-	err = web.Scope(r).DeleteUser(r.Context(), id, owner)
-	var refusal store.Refusal
-	var ve validate.Errors
-	if errors.As(err, &refusal) || errors.As(err, &ve) {
-		m, merr := h.deleteModel(r, id)
-		if merr != nil {
-			h.web.Fail(w, r, merr)
-			return
-		}
-		status, msgID, args, _ := web.Classify(err)
-		if ve != nil {
-			msgID, args = "validation."+ve.First("new_owner_id"), nil
-			if ve.First("new_owner_id") == "" {
-				msgID = "error.validation"
+	web.MoveAndDelete[*usersview.Delete]{
+		Field:  "new_owner_id",
+		Delete: func(r *http.Request, id, owner int64) error { return web.Scope(r).DeleteUser(r.Context(), id, owner) },
+		Load:   h.deleteModel,
+		Refused: func(r *http.Request, m *usersview.Delete, _ error, reason string) {
+			m.Error, m.OwnerID = reason, r.PostFormValue("new_owner_id")
+			for i := range m.Owners {
+				m.Owners[i].Selected = m.Owners[i].Value == m.OwnerID
 			}
-		}
-		m.Error, m.OwnerID = web.T(r, msgID, args...), r.PostFormValue("new_owner_id")
-		for i := range m.Owners {
-			m.Owners[i].Selected = m.Owners[i].Value == m.OwnerID
-		}
-		h.web.Page(w, r, status, web.T(r, "usersPage.deleteTitle", "Name", m.User.Name), usersview.DeletePage(*m))
-		return
+		},
+		Page:  deletePage(r),
+		Flash: "users.deleted",
+		Done:  usersview.ListPath,
+	}.Serve(h.web, w, r)
+}
+
+func deletePage(r *http.Request) func(*usersview.Delete) (string, templ.Component) {
+	return func(m *usersview.Delete) (string, templ.Component) {
+		return web.T(r, "usersPage.deleteTitle", "Name", m.User.Name), usersview.DeletePage(*m)
 	}
-	if err != nil {
-		h.web.Fail(w, r, err)
-		return
-	}
-	h.web.Flash(r, "users.deleted")
-	http.Redirect(w, r, usersview.ListPath, http.StatusSeeOther)
 }
