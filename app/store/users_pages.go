@@ -246,10 +246,16 @@ type SecurityRow struct {
 type SecurityPage struct {
 	Rows  []SecurityRow
 	Total int64
-	Next  string
-	Prev  string
-	Limit int
+	// Capped: there are more than Total entries (the count stops at securityCountCap).
+	Capped bool
+	Next   string
+	Prev   string
+	Limit  int
 }
+
+// securityCountCap is where the security log's count stops ("10,000+"): a busy tenant's
+// log grows without end, and nobody reads an exact figure past it.
+const securityCountCap = 10_000
 
 // SecurityLogPage is one page of the tenant's security log for the admin page.
 func (s Scope) SecurityLogPage(ctx context.Context, q SecurityQuery) (*SecurityPage, error) {
@@ -284,7 +290,7 @@ func (s Scope) SecurityLogPage(ctx context.Context, q SecurityQuery) (*SecurityP
 		return nil, err
 	}
 	if !found.counted {
-		if page.Total, _, err = s.countCapped(ctx, spec.rows(), 10_000); err != nil {
+		if page.Total, page.Capped, err = s.countCapped(ctx, spec.rows(), securityCountCap); err != nil {
 			return nil, err
 		}
 	}

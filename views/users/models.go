@@ -246,7 +246,7 @@ var LogColumns = []components.Column{
 }
 
 func (m Log) results(ctx context.Context) components.Results {
-	r := components.Results{Count: components.Total(ctx, "usersPage.logTotal", m.Page.Total, false), CountTestID: "log-count",
+	r := components.Results{Count: components.Total(ctx, "usersPage.logTotal", m.Page.Total, m.Page.Capped), CountTestID: "log-count",
 		Empty: components.Empty{TestID: "log-empty", Filtered: m.Filtered, NoMatch: i18n.T(ctx, "usersPage.logNoMatch"),
 			Reset: i18n.T(ctx, "usersPage.reset"), Message: i18n.T(ctx, "usersPage.logEmpty")},
 		Table: components.Table{Caption: i18n.T(ctx, "usersPage.log"), TestID: "log-table", Columns: LogColumns, RowAttr: "data-entry-id",
