@@ -55,6 +55,3 @@ func (h *Handler) start(tenantID, userID, sendID int64) {
 
 // Wait waits for the sends under way (tests, shutdown).
 func (h *Handler) Wait() { h.runs.Wait() }
-
-
-

@@ -12,8 +12,8 @@ import (
 	"crm/app/store"
 	"crm/app/validate"
 	"crm/app/web"
-	"crm/views/components"
 	view "crm/views/campaigns"
+	"crm/views/components"
 )
 
 // TemplatesPage is GET /settings/templates.
