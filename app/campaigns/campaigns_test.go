@@ -53,7 +53,7 @@ func TestTemplateAPI(t *testing.T) {
 		l := lead(t, e.Scope(a), "Ann", "ann@example.test")
 
 		r := api.Do("POST", "/v1/api/create-template-master", map[string]any{"name": "Welcome", "subject": "Hi {{customer_name}}",
-			"body": "Dear {{customer_name}} of {{company_name}}\n\n<script>alert(1)</script><img src=x onerror=alert(2)>",
+			"body":     "Dear {{customer_name}} of {{company_name}}\n\n<script>alert(1)</script><img src=x onerror=alert(2)>",
 			"variants": []map[string]string{{"locale": "de_DE", "subject": "Hallo {{customer_name}}", "body": "Hallo"}}})
 		if r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
