@@ -3,6 +3,7 @@
 package app
 
 import (
+	"crm/app/campaigns"
 	"crm/app/clients"
 	"crm/app/dashboard"
 	"crm/app/documents"
@@ -119,6 +120,7 @@ type handlers struct {
 	users     *users.Handler
 	profile   *profile.Handler
 	emails    *emails.Handler
+	campaigns *campaigns.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -162,6 +164,7 @@ func NewServer(d Deps) http.Handler {
 		profile:   profile.New(s.web, d.DB, mailer),
 		users:     users.New(s.web, d.DB, mailer),
 		emails:    emails.New(s.web, d.SecretKey, d.SMTP, d.MailWake),
+		campaigns: campaigns.New(s.web, d.MailWake),
 	}
 	return s.routes(h)
 }

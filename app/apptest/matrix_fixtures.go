@@ -140,7 +140,8 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	sv, err := sa.SaveView(ctx, "View "+Marker, "search=x")
 	must(err)
 	v["view"] = id(sv.ID)
-	mailFixtures(t, sa, v) // matrix_mail.go
+	mailFixtures(t, sa, v)     // matrix_mail.go
+	campaignFixtures(t, sa, v) // matrix_campaigns.go
 	fx.vals = v
 	v["import"] = id(fx.newImport(t, fx.a.Admin))
 
