@@ -99,6 +99,11 @@ before(async () => {
   const role = await api('POST', '/v1/api/create-role-master', { data: { name: 'Field sales' } });
   // My profile: a named API token to list and revoke.
   const token = await api('POST', '/v1/api/create-api-token', { data: { name: 'Spreadsheet sync for the regional sales reports', expires_in_days: 90 } });
+  // Campaigns: an email template, and a bulk send of it to one lead (its report page).
+  const template = await api('POST', '/v1/api/create-template-master', {
+    data: { name: 'Second offer follow-up', subject: 'Our offer for {{company_name}}', body: 'Dear {{customer_name}},\n\nhere is **our second offer**.\n\n{{owner_name}}' },
+  });
+  const send = await api('POST', '/v1/api/lead/send-bulk-email', { data: { template_id: template.id, ids: [Number(lead)] } });
 
   const leadDoc = await firstHref(`/leads/${lead}`, /\/leads\/\d+\/documents\/\d+\/edit/);
   const clientDoc = await firstHref(`/clients/${client.id}`, /\/clients\/\d+\/documents\/\d+\/edit/);
@@ -139,6 +144,11 @@ before(async () => {
     { name: 'settings-sso', path: '/settings/sso' },
     { name: 'settings-mail', path: '/settings/mail' },
     { name: 'emails', path: '/emails' },
+    { name: 'templates', path: '/settings/templates' },
+    { name: 'template-new', path: '/settings/templates/new' },
+    { name: 'template', path: `/settings/templates/${template.id}` },
+    { name: 'template-delete', path: `/settings/templates/${template.id}/delete` },
+    { name: 'email-send', path: `/emails/sends/${send.id}` },
     { name: 'users', path: '/users' },
     { name: 'user-new', path: '/users/new' },
     { name: 'user', path: user },
