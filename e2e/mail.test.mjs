@@ -124,3 +124,53 @@ test('a test email waits for a mail server, then is delivered', async () => {
     await context.close();
   }
 });
+
+// The bulk mail of a template carries a one-click unsubscribe link (RFC 8058). Following it
+// in a browser with no session unsubscribes the address, and the next bulk mail to it is
+// not sent: the history records it as unsubscribed. Runs after the test above, which set
+// the mail server.
+test('a bulk email carries an unsubscribe link that stops the next one', async () => {
+  const { context, page } = await newPage(browser);
+  const anon = await browser.newContext({ locale: 'en-US' });
+  try {
+    await login(page, server.url, ADMIN.email, ADMIN.password);
+    const api = async (method, path, data) => {
+      const res = await context.request.fetch(href(path), { method, data });
+      assert.ok(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`);
+      return (await res.json()).data;
+    };
+    const lead = (await api('GET', '/v1/api/lead/list-customer-lead?page=1&limit=1')).result[0];
+    assert.ok(lead.company_email, 'a demo lead with an email');
+    const template = await api('POST', '/v1/api/create-template-master',
+      { name: 'Autumn news', subject: 'News for {{company_name}}', body: 'Hello {{customer_name}}' });
+    const before = received.length;
+    await api('POST', '/v1/api/lead/send-bulk-email', { template_id: template.id, ids: [lead.id] });
+
+    // It arrives with the one-click headers (folded lines unfolded, as a mail reader does).
+    const deadline = Date.now() + 15000;
+    while (received.length === before) {
+      if (Date.now() > deadline) assert.fail('the bulk email did not arrive');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const headers = received[before].split('\r\n\r\n')[0].replace(/\r\n[ \t]+/g, ' ');
+    assert.match(headers, new RegExp(`^To: .*${lead.company_email.replace(/[.]/g, '\\.')}`, 'mi'));
+    assert.match(headers, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
+    const link = /^List-Unsubscribe: .*<(https?:[^>]+)>/m.exec(headers)?.[1];
+    assert.ok(link, `List-Unsubscribe in ${headers}`);
+
+    // The link, opened without a session, asks, and the button unsubscribes.
+    const p2 = await anon.newPage();
+    await p2.goto(link);
+    await Promise.all([p2.waitForNavigation(), p2.click('[data-testid=unsubscribe-confirm]')]);
+    assert.ok((await p2.locator('[data-testid=unsubscribed]').textContent()).includes(lead.company_email));
+
+    // The next bulk email to that address is not sent.
+    const again = await api('POST', '/v1/api/lead/send-bulk-email', { template_id: template.id, ids: [lead.id] });
+    await reloadUntil(page, href('/emails?status=unsubscribed'), async () =>
+      (await page.locator('[data-testid=email-table] tbody tr').count()) === 1);
+    assert.equal(received.length, before + 1, 'nothing more was delivered');
+    assert.ok(again.id > 0);
+  } finally {
+    await Promise.allSettled([context.close(), anon.close()]);
+  }
+});
