@@ -1,0 +1,251 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"crm/app/i18n"
+)
+
+// KitHooks let a test stop the worker at a chosen point.
+type KitHooks struct {
+	// AfterClaim runs once a plan is claimed, before its occurrence is produced (in the
+	// claim's transaction, on its context).
+	AfterClaim func(ctx context.Context, plan *KeepInTouch)
+}
+
+// ErrKitFinished refuses to send a plan that has no occurrence left.
+var ErrKitFinished error = &ruleError{text: "keep-in-touch plan finished", msgID: "kit.finished"}
+
+// ErrKitNoEmail refuses to send a plan whose record has no email address.
+var ErrKitNoEmail error = &ruleError{text: "record has no email", msgID: "kit.noEmail"}
+
+// ProduceDueKit produces the occurrences of every plan due by now, across tenants, one
+// tenant at a time under its row-level security, and returns how many it produced. Each
+// plan is claimed, its occurrence produced (a reminder or a queued email) and its next
+// occurrence set in one transaction: a worker stopped anywhere in between leaves the plan
+// due and nothing produced, and a plan claimed by one instance is skipped by the others
+// (FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite has one writer, and the advance is
+// conditional on the occurrence counter read, so a second producer changes nothing).
+func (db *DB) ProduceDueKit(ctx context.Context, now time.Time, hooks KitHooks) (int, error) {
+	tenants, err := db.tenantIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, tid := range tenants {
+		for {
+			done, err := db.produceOneDue(ctx, tid, now.UTC(), hooks)
+			if err != nil {
+				return total, err
+			}
+			if !done {
+				break
+			}
+			total++
+		}
+	}
+	return total, nil
+}
+
+// produceOneDue produces one due plan of the tenant; false when none is due.
+func (db *DB) produceOneDue(ctx context.Context, tenantID int64, now time.Time, hooks KitHooks) (bool, error) {
+	s := db.System(tenantID, 0)
+	var produced bool
+	err := s.Tx(ctx, func(tx Scope) error {
+		var ids []int64
+		q := tx.Select((*KeepInTouch)(nil)).Column("k.id").Where("k.active AND k.next_at IS NOT NULL AND k.next_at <= ?", now).
+			OrderExpr("k.next_at, k.id").Limit(1)
+		if db.Dialect == Postgres {
+			q = q.For("UPDATE SKIP LOCKED")
+		}
+		if err := q.Scan(ctx, &ids); err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		k := &KeepInTouch{}
+		if err := tx.Select(k).Where("k.id = ?", ids[0]).Scan(ctx); err != nil {
+			return err
+		}
+		if hooks.AfterClaim != nil {
+			hooks.AfterClaim(ctx, k)
+		}
+		if err := tx.produceKit(ctx, k, *k.NextAt); err != nil {
+			return err
+		}
+		produced = true
+		return nil
+	})
+	return produced, err
+}
+
+// produceKit produces the plan's occurrence due at `at` and advances it to the next one, on
+// a transaction's scope; the advance is conditional on the counter read with the plan, so
+// the occurrence is produced once even if two producers raced to it.
+func (s Scope) produceKit(ctx context.Context, k *KeepInTouch, at time.Time) error {
+	if k.NextAt == nil {
+		return ErrKitFinished
+	}
+	produced := map[string]any{"id": k.ID, "type": k.Type, "at": at}
+	var err error
+	switch k.Type {
+	case KitEmail:
+		produced["email_id"], err = s.kitEmail(ctx, k)
+	default:
+		produced["reminder_id"], err = s.kitReminder(ctx, k, at)
+	}
+	if err != nil {
+		return err
+	}
+	next := k.Seq + 1
+	var nextAt *time.Time
+	if t, ok := KitOccurrence(k.StartAt, k.Interval, kitLocation(k.TimeZone), next); ok {
+		t = t.UTC()
+		nextAt = &t
+	}
+	now := time.Now().UTC()
+	res, err := s.Update((*KeepInTouch)(nil)).Set("seq = ?, next_at = ?, last_at = ?, updated_at = ?", next, nextAt, now, now).
+		Where("id = ? AND seq = ?", k.ID, k.Seq).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return ErrConflict // another producer got there first: roll this one back
+	}
+	k.Seq, k.NextAt, k.LastAt = next, nextAt, &now
+	e, rid := k.Entity()
+	return s.Record(ctx, e.Name, rid, "keep_in_touch_sent", nil, produced)
+}
+
+// kitLocalizer speaks the tenant's default language (the worker has no caller).
+func (s Scope) kitLocalizer(ctx context.Context) (*i18n.Localizer, error) {
+	var locale string
+	if err := s.db.bun.NewSelect().Table("tenants").Column("default_locale").Where("id = ?", s.TenantID).Scan(ctx, &locale); err != nil {
+		return nil, err
+	}
+	return masterNames(locale)
+}
+
+// kitReminder gives the plan's owner a reminder due at the occurrence, on the lead (a
+// client's plan: on the lead the client came from). The reminder worker fires it, which
+// makes it a notification. A client created without a lead has no lead to hold it: the
+// occurrence then shows on the meeting dashboard only (0 returned).
+func (s Scope) kitReminder(ctx context.Context, k *KeepInTouch, at time.Time) (int64, error) {
+	leadID := int64(0)
+	name := ""
+	if k.LeadID != nil {
+		l := &Lead{}
+		if err := s.Select(l).Where("l.id = ?", *k.LeadID).Scan(ctx); err != nil {
+			return 0, notFound(err)
+		}
+		leadID, name = l.ID, l.CustomerName
+	} else if k.ClientID != nil {
+		c := &Client{}
+		if err := s.Select(c).Where("c.id = ?", *k.ClientID).Scan(ctx); err != nil {
+			return 0, notFound(err)
+		}
+		name = c.CustomerName
+		if c.LeadID != nil {
+			leadID = *c.LeadID
+		}
+	}
+	if leadID == 0 {
+		return 0, nil
+	}
+	loc, err := s.kitLocalizer(ctx)
+	if err != nil {
+		return 0, err
+	}
+	label := loc.T("kit.type." + string(k.Type))
+	if k.EventTypeID != nil {
+		m := &Master{}
+		if err := s.Select(m).Where("id = ?", *k.EventTypeID).Scan(ctx); err == nil {
+			label = m.Name
+		}
+	}
+	title := loc.T("kit.reminderTitle", "Type", label, "Name", name)
+	if k.Subject != "" {
+		title = label + ": " + k.Subject
+	}
+	r := &Reminder{LeadID: leadID, Title: truncate(title, maxTextLen), Note: k.Note, DueAt: at.UTC().Truncate(time.Second), AssigneeID: k.OwnerID}
+	if _, err := s.Insert(r).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
+		return 0, err
+	}
+	if _, err := s.Update((*Reminder)(nil)).Set("kit_id = ?", k.ID).Where("id = ?", r.ID).Exec(ctx); err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+// kitEmail queues the plan's email to its record, rendered from its template against the
+// record (a transactional message: one person, about their own relationship with the
+// tenant, not a campaign).
+func (s Scope) kitEmail(ctx context.Context, k *KeepInTouch) (int64, error) {
+	e, rid := k.Entity()
+	in := EmailInput{Kind: EmailTransactional, Purpose: "keep-in-touch"}
+	var contact Contact
+	if e == LeadEntity {
+		l := &Lead{}
+		if err := s.Select(l).Where("l.id = ?", rid).Scan(ctx); err != nil {
+			return 0, notFound(err)
+		}
+		contact, in.LeadID = l.Contact, rid
+	} else {
+		c := &Client{}
+		if err := s.Select(c).Where("c.id = ?", rid).Scan(ctx); err != nil {
+			return 0, notFound(err)
+		}
+		contact, in.ClientID = c.Contact, rid
+	}
+	if contact.CompanyEmail == "" {
+		return 0, ErrKitNoEmail
+	}
+	in.To, in.ToName = contact.CompanyEmail, contact.CustomerName
+	if k.TemplateID == nil {
+		return 0, errors.New("email plan without template")
+	}
+	subject, text, html, err := s.kitRender(ctx, *k.TemplateID, e, rid)
+	if err != nil {
+		return 0, err
+	}
+	in.Subject, in.Text, in.HTML = subject, text, html
+	if k.Subject != "" {
+		in.Subject = k.Subject
+	}
+	return s.EnqueueEmail(ctx, in)
+}
+
+// SendKeepInTouchNow produces the plan's next occurrence at once (its email queued now, or
+// its reminder due now) and advances the plan past it: the occurrence is not produced again
+// when its time comes, and the schedule moves by one occurrence, not two.
+func (s Scope) SendKeepInTouchNow(ctx context.Context, id int64) (*KeepInTouchView, error) {
+	err := s.Tx(ctx, func(tx Scope) error {
+		if _, err := tx.kitForChange(ctx, id, "update"); err != nil {
+			return err
+		}
+		k := &KeepInTouch{}
+		q := tx.Select(k).Where("k.id = ?", id)
+		if s.db.Dialect == Postgres {
+			q = q.For("UPDATE")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return notFound(err)
+		}
+		return tx.produceKit(ctx, k, time.Now().UTC())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.KeepInTouch(ctx, id)
+}
