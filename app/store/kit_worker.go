@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"crm/app/i18n"
+	"crm/app/validate"
 )
 
 // KitHooks let a test stop the worker at a chosen point.
@@ -20,6 +21,17 @@ var ErrKitFinished error = &ruleError{text: "keep-in-touch plan finished", msgID
 
 // ErrKitNoEmail refuses to send a plan whose record has no email address.
 var ErrKitNoEmail error = &ruleError{text: "record has no email", msgID: "kit.noEmail"}
+
+// ErrKitNoTemplate refuses to send an email plan whose template is gone.
+var ErrKitNoTemplate error = &ruleError{text: "email template not found", msgID: "kit.noTemplate"}
+
+// kitSkippable are the failures of one occurrence that its plan cannot get over by waiting
+// (no address, no template, a template that renders invalid): the worker records the
+// occurrence as failed in the record's journey and moves on rather than retry it forever.
+func kitSkippable(err error) bool {
+	var verr validate.Errors
+	return errors.Is(err, ErrKitNoEmail) || errors.Is(err, ErrKitNoTemplate) || errors.As(err, &verr)
+}
 
 // ProduceDueKit produces the occurrences of every plan due by now, across tenants, one
 // tenant at a time under its row-level security, and returns how many it produced. Each
@@ -73,7 +85,7 @@ func (db *DB) produceOneDue(ctx context.Context, tenantID int64, now time.Time, 
 		if hooks.AfterClaim != nil {
 			hooks.AfterClaim(ctx, k)
 		}
-		if err := tx.produceKit(ctx, k, *k.NextAt); err != nil {
+		if err := tx.produceKit(ctx, k, *k.NextAt, true); err != nil {
 			return err
 		}
 		produced = true
@@ -85,11 +97,14 @@ func (db *DB) produceOneDue(ctx context.Context, tenantID int64, now time.Time, 
 // produceKit produces the plan's occurrence due at `at` and advances it to the next one, on
 // a transaction's scope; the advance is conditional on the counter read with the plan, so
 // the occurrence is produced once even if two producers raced to it.
-func (s Scope) produceKit(ctx context.Context, k *KeepInTouch, at time.Time) error {
+// With skipFailed, an occurrence that cannot be produced (kitSkippable) is recorded as
+// failed and the plan advances all the same.
+func (s Scope) produceKit(ctx context.Context, k *KeepInTouch, at time.Time, skipFailed bool) error {
 	if k.NextAt == nil {
 		return ErrKitFinished
 	}
 	produced := map[string]any{"id": k.ID, "type": k.Type, "at": at}
+	action := "keep_in_touch_sent"
 	var err error
 	switch k.Type {
 	case KitEmail:
@@ -98,7 +113,10 @@ func (s Scope) produceKit(ctx context.Context, k *KeepInTouch, at time.Time) err
 		produced["reminder_id"], err = s.kitReminder(ctx, k, at)
 	}
 	if err != nil {
-		return err
+		if !skipFailed || !kitSkippable(err) {
+			return err
+		}
+		produced["error"], action = err.Error(), "keep_in_touch_failed"
 	}
 	next := k.Seq + 1
 	var nextAt *time.Time
@@ -117,7 +135,7 @@ func (s Scope) produceKit(ctx context.Context, k *KeepInTouch, at time.Time) err
 	}
 	k.Seq, k.NextAt, k.LastAt = next, nextAt, &now
 	e, rid := k.Entity()
-	return s.Record(ctx, e.Name, rid, "keep_in_touch_sent", nil, produced)
+	return s.Record(ctx, e.Name, rid, action, nil, produced)
 }
 
 // kitLocalizer speaks the tenant's default language (the worker has no caller).
@@ -189,41 +207,38 @@ func truncate(s string, n int) string {
 }
 
 // kitEmail queues the plan's email to its record, rendered from its template against the
-// record (a transactional message: one person, about their own relationship with the
-// tenant, not a campaign).
+// record (Scope.RenderTemplate: the owner's language, merge fields). It is bulk mail, like a
+// campaign: recurring mail the recipient did not ask for carries List-Unsubscribe, and an
+// address that unsubscribed gets none.
 func (s Scope) kitEmail(ctx context.Context, k *KeepInTouch) (int64, error) {
-	e, rid := k.Entity()
-	in := EmailInput{Kind: EmailTransactional, Purpose: "keep-in-touch"}
-	var contact Contact
-	if e == LeadEntity {
-		l := &Lead{}
-		if err := s.Select(l).Where("l.id = ?", rid).Scan(ctx); err != nil {
-			return 0, notFound(err)
-		}
-		contact, in.LeadID = l.Contact, rid
-	} else {
-		c := &Client{}
-		if err := s.Select(c).Where("c.id = ?", rid).Scan(ctx); err != nil {
-			return 0, notFound(err)
-		}
-		contact, in.ClientID = c.Contact, rid
-	}
-	if contact.CompanyEmail == "" {
-		return 0, ErrKitNoEmail
-	}
-	in.To, in.ToName = contact.CompanyEmail, contact.CustomerName
 	if k.TemplateID == nil {
-		return 0, errors.New("email plan without template")
+		return 0, ErrKitNoTemplate
 	}
-	subject, text, html, err := s.kitRender(ctx, *k.TemplateID, e, rid)
+	e, rid := k.Entity()
+	m, err := s.RenderTemplate(ctx, *k.TemplateID, MergeTarget{Entity: e.Name, ID: rid})
+	if errors.Is(err, ErrNotFound) {
+		return 0, ErrKitNoTemplate
+	}
 	if err != nil {
 		return 0, err
 	}
-	in.Subject, in.Text, in.HTML = subject, text, html
+	if m.To == "" {
+		return 0, ErrKitNoEmail
+	}
+	in := m.Input(EmailBulk, "keep-in-touch")
 	if k.Subject != "" {
 		in.Subject = k.Subject
 	}
 	return s.EnqueueEmail(ctx, in)
+}
+
+// kitTemplateExists reports whether the tenant has the email template.
+func (s Scope) kitTemplateExists(ctx context.Context, id int64) (bool, error) {
+	_, err := s.EmailTemplate(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // SendKeepInTouchNow produces the plan's next occurrence at once (its email queued now, or
@@ -242,7 +257,7 @@ func (s Scope) SendKeepInTouchNow(ctx context.Context, id int64) (*KeepInTouchVi
 		if err := q.Scan(ctx); err != nil {
 			return notFound(err)
 		}
-		return tx.produceKit(ctx, k, time.Now().UTC())
+		return tx.produceKit(ctx, k, time.Now().UTC(), false)
 	})
 	if err != nil {
 		return nil, err
