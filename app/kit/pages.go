@@ -257,7 +257,7 @@ func (h *Handler) ActivePage(w http.ResponseWriter, r *http.Request) {
 		if active {
 			return "kit.resumed", err
 		}
-		return "kit.paused", err
+		return "kit.pausedDone", err
 	})
 }
 

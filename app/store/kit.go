@@ -193,8 +193,21 @@ func finishKitViews(rows []KeepInTouchView) {
 }
 
 // KeepInTouch loads one plan whose record the scope may see (404 otherwise, and for
-// another tenant's).
+// another tenant's; 403 when the scope's role does not let it see that kind of record).
 func (s Scope) KeepInTouch(ctx context.Context, id int64) (*KeepInTouchView, error) {
+	// The plan's kind of record first: a role without that kind's permission is refused
+	// (403), as the documents of that kind would be; then whether the record is reached.
+	k := &KeepInTouch{}
+	if err := s.Select(k).Where("k.id = ?", id).Scan(ctx); err != nil {
+		return nil, notFound(err)
+	}
+	a := s.action
+	if a == "" {
+		a = auth.View
+	}
+	if e, _ := k.Entity(); e == nil || s.mayOn(e, a) != nil {
+		return nil, ErrForbidden
+	}
 	var rows []KeepInTouchView
 	if err := s.kitViews(&rows).Where("k.id = ?", id).Limit(1).Scan(ctx); err != nil {
 		return nil, err

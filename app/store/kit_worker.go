@@ -17,7 +17,7 @@ type KitHooks struct {
 }
 
 // ErrKitFinished refuses to send a plan that has no occurrence left.
-var ErrKitFinished error = &ruleError{text: "keep-in-touch plan finished", msgID: "kit.finished"}
+var ErrKitFinished error = &ruleError{text: "keep-in-touch plan finished", msgID: "kit.finishedRefusal"}
 
 // ErrKitNoEmail refuses to send a plan whose record has no email address.
 var ErrKitNoEmail error = &ruleError{text: "record has no email", msgID: "kit.noEmail"}
