@@ -406,4 +406,3 @@ func Block(r *http.Request) (templ.Component, error) {
 	return kitview.DashboardBlock(kitview.Dashboard{Team: d.Team, MayTeam: d.MayTeam, Overdue: items(d.Overdue),
 		Today: items(d.Today), ThisWeek: items(d.ThisWeek)}), nil
 }
-

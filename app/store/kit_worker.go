@@ -188,11 +188,10 @@ func (s Scope) kitReminder(ctx context.Context, k *KeepInTouch, at time.Time) (i
 	if k.Subject != "" {
 		title = label + ": " + k.Subject
 	}
-	r := &Reminder{LeadID: leadID, Title: truncate(title, maxTextLen), Note: k.Note, DueAt: at.UTC().Truncate(time.Second), AssigneeID: k.OwnerID}
+	kitID := k.ID
+	r := &Reminder{LeadID: leadID, Title: truncate(title, maxTextLen), Note: k.Note, DueAt: at.UTC().Truncate(time.Second),
+		AssigneeID: k.OwnerID, KitID: &kitID}
 	if _, err := s.Insert(r).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
-		return 0, err
-	}
-	if _, err := s.Update((*Reminder)(nil)).Set("kit_id = ?", k.ID).Where("id = ?", r.ID).Exec(ctx); err != nil {
 		return 0, err
 	}
 	return r.ID, nil
