@@ -252,6 +252,9 @@ func (s Scope) kitSchedule(ctx context.Context, k *KeepInTouch, in KeepInTouchIn
 		return nil
 	}
 	k.StartAt = start.UTC()
+	if !k.Interval.valid() {
+		return nil // refused for its interval already
+	}
 	k.rescheduleFrom(now)
 	if k.NextAt == nil && k.Active {
 		errs.Add("start_at", validate.KeyInvalidDate)
@@ -318,10 +321,8 @@ func (s Scope) CreateKeepInTouch(ctx context.Context, in KeepInTouchInput) (*Kee
 			uid := s.UserID
 			k.CreatedBy = &uid
 		}
-		if len(errs) == 0 {
-			if err := tx.kitSchedule(ctx, k, in, errs, time.Now()); err != nil {
-				return err
-			}
+		if err := tx.kitSchedule(ctx, k, in, errs, time.Now()); err != nil {
+			return err
 		}
 		if err := tx.kitRefs(ctx, k, in, errs); err != nil {
 			return err
@@ -358,10 +359,8 @@ func (s Scope) UpdateKeepInTouch(ctx context.Context, id int64, in KeepInTouchIn
 		if in.Active != nil {
 			k.Active = *in.Active
 		}
-		if len(errs) == 0 {
-			if err := tx.kitSchedule(ctx, &k, in, errs, time.Now()); err != nil {
-				return err
-			}
+		if err := tx.kitSchedule(ctx, &k, in, errs, time.Now()); err != nil {
+			return err
 		}
 		if err := tx.kitRefs(ctx, &k, in, errs); err != nil {
 			return err

@@ -21,7 +21,9 @@ func TestKitOccurrence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(loc *time.Location, y int, m time.Month, d, hh, mm int) time.Time { return time.Date(y, m, d, hh, mm, 0, 0, loc) }
+	at := func(loc *time.Location, y int, m time.Month, d, hh, mm int) time.Time {
+		return time.Date(y, m, d, hh, mm, 0, 0, loc)
+	}
 	for _, c := range []struct {
 		name     string
 		start    time.Time

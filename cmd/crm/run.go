@@ -444,8 +444,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
 	go jobs.KeepInTouch(ctx, db, *reminderEvery, sender.Wake, log) // keep-in-touch plans: their reminders and emails
-	sender.Start(ctx)             // mail: the outbox, one tenant at a time
-	imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
+	sender.Start(ctx)                                              // mail: the outbox, one tenant at a time
+	imports.Work(5 * time.Second)                                  // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "CRM is running at %s (database: %s)\n", url2, db.Dialect)

@@ -83,7 +83,9 @@ type Dashboard struct {
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
 // Href is a plan's own path under /keep-in-touch.
-func Href(id int64, action string) string { return "/keep-in-touch/" + strconv.FormatInt(id, 10) + "/" + action }
+func Href(id int64, action string) string {
+	return "/keep-in-touch/" + strconv.FormatInt(id, 10) + "/" + action
+}
 
 func selected(opts []components.Option, v string) []components.Option {
 	out := make([]components.Option, len(opts))
