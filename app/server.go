@@ -3,6 +3,7 @@
 package app
 
 import (
+	"crm/app/campaigns"
 	"crm/app/clients"
 	"crm/app/dashboard"
 	"crm/app/documents"
@@ -121,6 +122,7 @@ type handlers struct {
 	profile   *profile.Handler
 	emails    *emails.Handler
 	kit       *kit.Handler
+	campaigns *campaigns.Handler
 }
 
 // NewServer builds the whole HTTP handler.
@@ -165,6 +167,7 @@ func NewServer(d Deps) http.Handler {
 		users:     users.New(s.web, d.DB, mailer),
 		emails:    emails.New(s.web, d.SecretKey, d.SMTP, d.MailWake),
 		kit:       kit.New(s.web, d.MailWake),
+		campaigns: campaigns.New(s.web, d.MailWake),
 	}
 	return s.routes(h)
 }

@@ -140,8 +140,9 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	sv, err := sa.SaveView(ctx, "View "+Marker, "search=x")
 	must(err)
 	v["view"] = id(sv.ID)
-	mailFixtures(t, sa, v) // matrix_mail.go
-	kitFixtures(t, sa, v)  // matrix_kit.go
+	mailFixtures(t, sa, v)     // matrix_mail.go
+	campaignFixtures(t, sa, v) // matrix_campaigns.go
+	kitFixtures(t, sa, v)      // matrix_kit.go
 	fx.vals = v
 	v["import"] = id(fx.newImport(t, fx.a.Admin))
 

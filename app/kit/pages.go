@@ -350,7 +350,7 @@ func (h *Handler) ListPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	l := kitview.ListPage{Plans: plans(rows), Total: web.T(r, "kit.total", "Count", total), Back: "/keep-in-touch?" + q.Encode(),
+	l := kitview.ListPage{Plans: plans(rows), Total: components.Total(r.Context(), "kit.total", total, false), Back: "/keep-in-touch?" + q.Encode(),
 		CanUpdate: web.Caller(r).Allows(auth.FeatureLeads, auth.Update) || web.Caller(r).Allows(auth.FeatureClients, auth.Update)}
 	for _, t := range store.KitTypes {
 		l.Types = append(l.Types, components.Option{Value: string(t), Label: web.T(r, "kit.type."+string(t)), Selected: q.Get("type") == string(t)})

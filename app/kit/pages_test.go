@@ -44,7 +44,7 @@ func TestKeepInTouchPages(t *testing.T) {
 
 		// The list page: the plan with its record; filters.
 		list := b.Get("/keep-in-touch")
-		if list.Status != 200 || !contains(list.Body, `data-testid="kit-plan"`, "Page Lead", "Plans: 1") {
+		if list.Status != 200 || !contains(list.Body, `data-testid="kit-plan"`, "Page Lead", "1 plan") {
 			t.Fatalf("list: %d %.2000s", list.Status, list.Body)
 		}
 		if l := b.Get("/keep-in-touch?type=email"); strings.Contains(l.Body, `data-testid="kit-plan"`) || !strings.Contains(l.Body, `data-testid="kit-empty"`) {

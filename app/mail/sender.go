@@ -33,7 +33,11 @@ type Config struct {
 	MaxBackoff  time.Duration // the longest delay (default 6 h)
 	MaxAttempts int           // attempts before a temporary failure becomes failed (default 8)
 	Batch       int           // messages claimed at once per tenant (default 50)
-	TLSConfig   *tls.Config   // nil: the system's roots (tests give their own CA)
+	// PerTenant is the per-tenant rate: at most this many messages of one tenant a sweep
+	// (default DefaultPerTenant), so a tenant's bulk send of 10,000 goes out over several
+	// sweeps — about PerTenant per Interval — and never holds up other tenants' mail.
+	PerTenant int
+	TLSConfig *tls.Config // nil: the system's roots (tests give their own CA)
 }
 
 func (c Config) withDefaults() Config {
@@ -53,12 +57,19 @@ func (c Config) withDefaults() Config {
 	if c.Batch == 0 {
 		c.Batch = 50
 	}
+	if c.PerTenant == 0 {
+		c.PerTenant = DefaultPerTenant
+	}
 	if c.Log == nil {
 		c.Log = slog.Default()
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	return c
 }
+
+// DefaultPerTenant is the default per-tenant rate: messages of one tenant a sweep (every
+// 5 s by default, so up to 200 a tenant every 5 s, 144,000 an hour).
+const DefaultPerTenant = 200
 
 // Sender delivers the outbox. Several may run against one PostgreSQL database (one per
 // instance): a message is claimed by one of them at a time (store.ClaimEmails).
@@ -149,15 +160,17 @@ func (s *Sender) sweepTenant(ctx context.Context, sc store.Scope, st *Stats) err
 	if srv == nil {
 		return sc.HoldEmails(ctx, store.NoMailServer)
 	}
-	for ctx.Err() == nil {
-		msgs, err := sc.ClaimEmails(ctx, time.Now(), s.cfg.Lease, s.cfg.Batch)
+	for left := s.cfg.PerTenant; ctx.Err() == nil && left > 0; {
+		batch := min(s.cfg.Batch, left)
+		msgs, err := sc.ClaimEmails(ctx, time.Now(), s.cfg.Lease, batch)
 		if err != nil || len(msgs) == 0 {
 			return err
 		}
+		left -= len(msgs)
 		if err := s.deliver(ctx, sc, srv, msgs, st); err != nil {
 			return err
 		}
-		if len(msgs) < s.cfg.Batch {
+		if len(msgs) < batch {
 			return nil
 		}
 	}

@@ -491,7 +491,7 @@ func TestThroughput(t *testing.T) {
 			f.enqueue(t, hello(fmt.Sprintf("p%d@example.test", i)))
 		}
 		start := time.Now()
-		st, err := f.sender().Sweep(context.Background())
+		st, err := f.sender(func(c *mail.Config) { c.PerTenant = n }).Sweep(context.Background()) // one sweep, no rate limit
 		elapsed := time.Since(start)
 		if err != nil || st.Sent != n || len(rv.Messages()) != n {
 			t.Fatalf("sent %+v, received %d: %v", st, len(rv.Messages()), err)
@@ -534,6 +534,28 @@ func TestExpiredLeaseIsRetriedOnce(t *testing.T) {
 		}
 		if e := f.email(t, id); e.Status != store.EmailSent || e.Attempts != 2 || len(rv.Messages()) != 1 {
 			t.Fatalf("after the late report: %+v, %d received", e, len(rv.Messages()))
+		}
+	})
+}
+
+// TestPerTenantRate: a sweep sends at most PerTenant messages of a tenant; the rest go at
+// the next sweeps.
+func TestPerTenantRate(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		rv := newReceiver(t)
+		f := newFixture(t, db, rv)
+		for i := 0; i < 5; i++ {
+			in := hello(fmt.Sprintf("r%d@example.test", i))
+			in.Kind = store.EmailBulk
+			f.enqueue(t, in)
+		}
+		s := f.sender(func(c *mail.Config) { c.PerTenant, c.Batch = 3, 2 })
+		for _, want := range []int{3, 2, 0} {
+			st, err := s.Sweep(context.Background())
+			if err != nil || st.Sent != want {
+				t.Fatalf("sweep sent %+v, want %d: %v", st, want, err)
+			}
 		}
 	})
 }

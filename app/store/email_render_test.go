@@ -25,7 +25,7 @@ func TestRenderTemplate(t *testing.T) {
 			all = append(all, f+"=[{{"+f+"}}]")
 		}
 		tpl, err := s.CreateEmailTemplate(ctx, store.EmailTemplateInput{Name: "Hello", Subject: "Hi {{ customer_name }} from {{company_profile_name}}",
-			Body: "**Dear** {{customer_name}},\n\n" + strings.Join(all, "\n") + "\n\n<script>alert(1)</script><a href=\"javascript:x()\" onclick=\"y()\">x</a>",
+			Body:     "**Dear** {{customer_name}},\n\n" + strings.Join(all, "\n") + "\n\n<script>alert(1)</script><a href=\"javascript:x()\" onclick=\"y()\">x</a>",
 			Variants: []store.EmailTemplateVariantInput{{Locale: "fr_FR", Subject: "Bonjour {{customer_name}}", Body: "Bonjour {{customer_name}}"}}})
 		if err != nil {
 			t.Fatal(err)

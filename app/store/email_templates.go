@@ -60,7 +60,7 @@ type EmailTemplateVariantInput struct {
 // The limits of a template's texts.
 const (
 	templateSubjectMax = 200
-	templateBodyMax    = 100000
+	templateBodyMax    = 20000
 )
 
 // KeyUnknownMergeField is the field error of a {{…}} that is not one of MergeFields (or

@@ -305,9 +305,12 @@ func (s Scope) ClaimEmails(ctx context.Context, now time.Time, lease time.Durati
 	due := `tenant_id = ?0 AND ((status = 'queued' AND next_attempt_at <= ?1) OR (status = 'sending' AND lease_until <= ?1))`
 	var q string
 	if s.db.Dialect == Postgres {
-		q = `UPDATE emails AS e SET status = 'sending', lease_until = ?2, claim = ?3, attempts = e.attempts + 1, updated_at = ?1
-FROM (SELECT tenant_id, id FROM emails WHERE ` + due + ` ORDER BY next_attempt_at, id LIMIT ?4 FOR UPDATE SKIP LOCKED) AS d
-WHERE e.tenant_id = d.tenant_id AND e.id = d.id
+		// The due rows are chosen once, in a CTE: as a subquery of the UPDATE's FROM the
+		// planner may run the LIMIT … SKIP LOCKED scan more than once and claim more than
+		// batch messages (seen with batch 2: all 5 due were claimed).
+		q = `WITH d AS MATERIALIZED (SELECT tenant_id, id FROM emails WHERE ` + due + ` ORDER BY next_attempt_at, id LIMIT ?4 FOR UPDATE SKIP LOCKED)
+UPDATE emails AS e SET status = 'sending', lease_until = ?2, claim = ?3, attempts = e.attempts + 1, updated_at = ?1
+FROM d WHERE e.tenant_id = d.tenant_id AND e.id = d.id
 RETURNING e.*`
 	} else {
 		q = `UPDATE emails SET status = 'sending', lease_until = ?2, claim = ?3, attempts = attempts + 1, updated_at = ?1

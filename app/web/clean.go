@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"crm/app/i18n"
 	"crm/app/validate"
 )
 
@@ -18,8 +19,15 @@ import (
 // Handlers and the store never see such text.
 
 // multilineFields are the text areas of the product's forms and payloads: the only fields
-// whose text may hold tabs and line breaks.
-var multilineFields = map[string]bool{"notes": true, "note": true}
+// whose text may hold tabs and line breaks (an email template's body and its language
+// variants' bodies, "body_fr_FR", among them).
+var multilineFields = func() map[string]bool {
+	m := map[string]bool{"notes": true, "note": true, "body": true}
+	for _, l := range i18n.Locales {
+		m["body_"+l] = true
+	}
+	return m
+}()
 
 // textOK reports whether the value of field (a form name or a dotted JSON path) is clean.
 func textOK(field, value string) bool {

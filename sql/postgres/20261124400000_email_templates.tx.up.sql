@@ -50,13 +50,12 @@ CREATE TABLE email_sends (
 CREATE INDEX email_sends_pending_idx ON email_sends (tenant_id, id) WHERE status IN ('queued', 'running');
 
 -- The leads of a send, fixed when it is created; outcome '' until its batch runs, then
--- queued, no_email, unsubscribed or invalid (a rendered subject refused).
+-- queued, no_email, unsubscribed or invalid (gone meanwhile, or a rendered subject refused).
 CREATE TABLE email_send_recipients (
   tenant_id BIGINT NOT NULL REFERENCES tenants (id),
   send_id   BIGINT NOT NULL,
   lead_id   BIGINT NOT NULL,
   outcome   TEXT NOT NULL DEFAULT '',
-  email_id  BIGINT,
   PRIMARY KEY (tenant_id, send_id, lead_id),
   FOREIGN KEY (tenant_id, send_id) REFERENCES email_sends (tenant_id, id) ON DELETE CASCADE
 );

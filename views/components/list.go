@@ -270,10 +270,18 @@ type Bulk struct {
 	Fields       []BulkField
 	Delete       string // the bulk delete's address (its button's formaction); "" when not allowed
 	DeleteTestID string
+	Buttons      []BulkButton // other actions on the ticked rows (bulk email)
+}
+
+// BulkButton is a bulk action of its own: a button posting the ticked rows elsewhere.
+type BulkButton struct {
+	Action string // its formaction
+	Label  string
+	TestID string
 }
 
 // On reports whether there are bulk tools, so rows can be ticked.
-func (b Bulk) On() bool { return len(b.Fields) > 0 || b.Delete != "" }
+func (b Bulk) On() bool { return len(b.Fields) > 0 || b.Delete != "" || len(b.Buttons) > 0 }
 
 // BulkField is a field a bulk change sets: a select of its values and the button that
 // applies it.
