@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"crm/app/auth"
 	"crm/app/i18n"
 	"crm/app/validate"
 )
@@ -245,7 +246,7 @@ func (s Scope) kitTemplateExists(ctx context.Context, id int64) (bool, error) {
 // when its time comes, and the schedule moves by one occurrence, not two.
 func (s Scope) SendKeepInTouchNow(ctx context.Context, id int64) (*KeepInTouchView, error) {
 	err := s.Tx(ctx, func(tx Scope) error {
-		if _, err := tx.kitForChange(ctx, id, "update"); err != nil {
+		if _, err := tx.kitForChange(ctx, id, auth.Update); err != nil {
 			return err
 		}
 		k := &KeepInTouch{}

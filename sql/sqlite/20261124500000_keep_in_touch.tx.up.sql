@@ -42,3 +42,36 @@ CREATE INDEX keep_in_touch_owner_idx ON keep_in_touch (tenant_id, owner_id, next
 ALTER TABLE reminders ADD COLUMN kit_id INTEGER;
 CREATE INDEX reminders_kit_idx ON reminders (tenant_id, assignee_id, due_at) WHERE kit_id IS NOT NULL;
 
+-- The event types (Settings) every tenant starts with, for the tenants that exist already
+-- (new tenants get them from store.EnsureDefaultMasters), named in the tenant's language.
+INSERT INTO lead_masters (tenant_id, kind, name, sort_order)
+WITH n (locale, ord, name) AS (VALUES
+    ('en_US', 1, 'Email'),
+    ('en_US', 2, 'Call'),
+    ('en_US', 3, 'Meeting'),
+    ('en_AU', 1, 'Email'),
+    ('en_AU', 2, 'Call'),
+    ('en_AU', 3, 'Meeting'),
+    ('fr_FR', 1, 'E-mail'),
+    ('fr_FR', 2, 'Appel'),
+    ('fr_FR', 3, 'Rendez-vous'),
+    ('es_ES', 1, 'Correo'),
+    ('es_ES', 2, 'Llamada'),
+    ('es_ES', 3, 'Reunión'),
+    ('de_DE', 1, 'E-Mail'),
+    ('de_DE', 2, 'Anruf'),
+    ('de_DE', 3, 'Treffen'),
+    ('pt_PT', 1, 'E-mail'),
+    ('pt_PT', 2, 'Chamada'),
+    ('pt_PT', 3, 'Reunião'),
+    ('it_IT', 1, 'Email'),
+    ('it_IT', 2, 'Chiamata'),
+    ('it_IT', 3, 'Incontro'),
+    ('cs_CZ', 1, 'E-mail'),
+    ('cs_CZ', 2, 'Hovor'),
+    ('cs_CZ', 3, 'Schůzka')
+)
+SELECT t.id, 'event_type', n.name, n.ord
+FROM tenants AS t JOIN n ON n.locale = CASE WHEN t.default_locale IN ('en_US', 'en_AU', 'fr_FR', 'es_ES', 'de_DE', 'pt_PT', 'it_IT', 'cs_CZ') THEN t.default_locale ELSE 'en_US' END
+WHERE true
+ON CONFLICT (tenant_id, kind, name) DO NOTHING;
