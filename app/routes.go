@@ -148,9 +148,9 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.View)).Get("/emails/{id}", h.emails.DetailPage)
 			// MAIL-PAGES-END
 			// CAMPAIGNS-PAGES-BEGIN (app/campaigns): email templates (Settings, like the masters)
-			// and bulk email to leads: viewing leads and exporting them (a send takes their
-			// data out to many addresses, as an export does); the preview also checks that
-			// the caller may view the kind of record it renders.
+			// and bulk email to leads: viewing and updating leads (the lead list's bulk tools
+			// are for those who act on leads); the preview also checks that the caller may
+			// view the kind of record it renders.
 			r.With(settingsPage(auth.View)).Get("/settings/templates", h.campaigns.TemplatesPage)
 			r.With(settingsPage(auth.Create)).Get("/settings/templates/new", h.campaigns.NewTemplatePage)
 			r.With(settingsPage(auth.Create)).Post("/settings/templates/new", h.campaigns.CreateTemplatePage)
@@ -159,9 +159,9 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(settingsPage(auth.Update)).Post("/settings/templates/{id}", h.campaigns.UpdateTemplatePage)
 			r.With(settingsPage(auth.Delete)).Get("/settings/templates/{id}/delete", h.campaigns.DeleteTemplatePage)
 			r.With(settingsPage(auth.Delete)).Post("/settings/templates/{id}/delete", h.campaigns.DeleteTemplatePage)
-			r.With(leadPage(auth.View), leadPage(auth.Export)).Post("/leads/bulk/email", h.campaigns.BulkEmailPage)
-			r.With(leadPage(auth.View), leadPage(auth.Export)).Post("/leads/bulk/email/send", h.campaigns.BulkEmailSend)
-			r.With(leadPage(auth.View), leadPage(auth.Export)).Get("/emails/sends/{id}", h.campaigns.ReportPage)
+			r.With(leadPage(auth.View), leadPage(auth.Update)).Post("/leads/bulk/email", h.campaigns.BulkEmailPage)
+			r.With(leadPage(auth.View), leadPage(auth.Update)).Post("/leads/bulk/email/send", h.campaigns.BulkEmailSend)
+			r.With(leadPage(auth.View), leadPage(auth.Update)).Get("/emails/sends/{id}", h.campaigns.ReportPage)
 			// CAMPAIGNS-PAGES-END
 
 			// Team administration (app/roles): roles and their matrix need roles; teams need users.
@@ -400,7 +400,7 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(settingsCan(auth.View)).Get("/view-email-history/{id}", h.emails.View)
 				// MAIL-API-END
 				// CAMPAIGNS-API-BEGIN (app/campaigns): the template master (Settings; its dropdown
-				// serves anyone working with leads) and bulk email (leads view + export).
+				// serves anyone working with leads) and bulk email (leads view + update).
 				r.With(leadsView).Get("/dropdown-template-master", h.campaigns.TemplateDropdown)
 				r.With(settingsCan(auth.View)).Get("/list-template-master", h.campaigns.TemplateList)
 				r.With(settingsCan(auth.View)).Get("/view-template-master/{id}", h.campaigns.TemplateView)
@@ -408,9 +408,8 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(settingsCan(auth.Update)).Put("/update-template-master/{id}", h.campaigns.TemplateUpdate)
 				r.With(settingsCan(auth.Delete)).Delete("/delete-template-master/{id}", h.campaigns.TemplateDelete)
 				r.With(settingsCan(auth.View)).Post("/preview-template-master", h.campaigns.TemplatePreview)
-				leadsExport := s.web.Can(auth.FeatureLeads, auth.Export)
-				r.With(leadsView, leadsExport).Post("/lead/send-bulk-email", h.campaigns.SendBulk)
-				r.With(leadsView, leadsExport).Get("/lead/view-bulk-email/{id}", h.campaigns.SendView)
+				r.With(leadsView, leadsUpdate).Post("/lead/send-bulk-email", h.campaigns.SendBulk)
+				r.With(leadsView, leadsUpdate).Get("/lead/view-bulk-email/{id}", h.campaigns.SendView)
 				// CAMPAIGNS-API-END
 			})
 		})

@@ -10,7 +10,7 @@ import (
 // campaignRoutes are the route matrix's rows of email templates and bulk email
 // (app/campaigns): templates are Settings (their dropdown serves anyone working with
 // leads; the preview also needs view on the kind of record it renders); a bulk email needs
-// leads view and export.
+// leads view and update.
 //
 //	{template}  an email template of tenant A (its name carries Marker)
 //	{send}      a bulk send of that template to tenant A's lead
@@ -23,9 +23,9 @@ var campaignRoutes = map[string]Route{
 	"POST /settings/templates/{id}":              {Who: Permitted, Perms: []Perm{SettingsUpdate}, ID: "template", Form: templateForm, Tenant: NotFound},
 	"GET /settings/templates/{id}/delete":        {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "template", Tenant: NotFound, OwnerSees: true},
 	"POST /settings/templates/{id}/delete":       {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "template", Tenant: NotFound},
-	"POST /leads/bulk/email":                     {Who: Permitted, Perms: []Perm{LeadsView, LeadsExport}, Form: "ids={lead}", Tenant: Isolated},
-	"POST /leads/bulk/email/send":                {Who: Permitted, Perms: []Perm{LeadsView, LeadsExport}, Form: "ids={lead}&template_id={template}", Tenant: Refused},
-	"GET /emails/sends/{id}":                     {Who: Permitted, Perms: []Perm{LeadsView, LeadsExport}, ID: "send", Tenant: NotFound, OwnerSees: true},
+	"POST /leads/bulk/email":                     {Who: Permitted, Perms: []Perm{LeadsView, LeadsUpdate}, Form: "ids={lead}", Tenant: Isolated},
+	"POST /leads/bulk/email/send":                {Who: Permitted, Perms: []Perm{LeadsView, LeadsUpdate}, Form: "ids={lead}&template_id={template}", Tenant: Refused},
+	"GET /emails/sends/{id}":                     {Who: Permitted, Perms: []Perm{LeadsView, LeadsUpdate}, ID: "send", Tenant: NotFound, OwnerSees: true},
 	"GET /v1/api/dropdown-template-master":       {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true},
 	"GET /v1/api/list-template-master":           {Who: Permitted, Perms: []Perm{SettingsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 	"GET /v1/api/view-template-master/{id}":      {Who: Permitted, Perms: []Perm{SettingsView}, ID: "template", Tenant: NotFound, OwnerSees: true},
@@ -34,8 +34,8 @@ var campaignRoutes = map[string]Route{
 	"DELETE /v1/api/delete-template-master/{id}": {Who: Permitted, Perms: []Perm{SettingsDelete}, ID: "template", Tenant: NotFound},
 	"POST /v1/api/preview-template-master": {Who: Permitted, Perms: []Perm{SettingsView, LeadsView},
 		JSON: `{"name":"P","subject":"Hi","body":"Hello","entity":"lead","record_id":{lead}}`, Tenant: NotFound},
-	"POST /v1/api/lead/send-bulk-email":     {Who: Permitted, Perms: []Perm{LeadsView, LeadsExport}, JSON: `{"template_id":{template},"ids":[{lead}]}`, Tenant: Refused},
-	"GET /v1/api/lead/view-bulk-email/{id}": {Who: Permitted, Perms: []Perm{LeadsView, LeadsExport}, ID: "send", Tenant: NotFound, OwnerSees: true},
+	"POST /v1/api/lead/send-bulk-email":     {Who: Permitted, Perms: []Perm{LeadsView, LeadsUpdate}, JSON: `{"template_id":{template},"ids":[{lead}]}`, Tenant: Refused},
+	"GET /v1/api/lead/view-bulk-email/{id}": {Who: Permitted, Perms: []Perm{LeadsView, LeadsUpdate}, ID: "send", Tenant: NotFound, OwnerSees: true},
 }
 
 const (

@@ -137,7 +137,7 @@ func (h *Handler) SendView(w http.ResponseWriter, r *http.Request) {
 }
 
 // matching lists every lead the lead list's query string matches, in the caller's reach
-// for export, page after page (as the export reads them).
+// for update, page after page (as the export reads them).
 func matching(ctx context.Context, s store.Scope, raw string) ([]int64, error) {
 	in, err := url.ParseQuery(raw)
 	if err != nil {
@@ -148,7 +148,7 @@ func matching(ctx context.Context, s store.Scope, raw string) ([]int64, error) {
 		return nil, err
 	}
 	q.Limit, q.Page, q.After = store.MaxLeadLimit, 1, ""
-	s = s.For(auth.Export)
+	s = s.For(auth.Update)
 	var ids []int64
 	for {
 		page, err := s.ListLeads(ctx, q)

@@ -244,13 +244,13 @@ func TestBulkEmail(t *testing.T) {
 		if r.Status != http.StatusUnprocessableEntity {
 			t.Fatalf("other tenant: %d %s", r.Status, r.Body)
 		}
-		// Viewing leads without exporting them: no bulk email.
-		viewer := e.User(a, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Update: auth.ScopeAll}})
+		// Viewing (and exporting) leads without updating them: no bulk email.
+		viewer := e.User(a, "viewer@acme.test", map[auth.Feature]auth.Grant{auth.FeatureLeads: {View: auth.ScopeAll, Export: auth.ScopeAll}})
 		if r = e.APIClient(viewer.Email).Do("POST", "/v1/api/lead/send-bulk-email", map[string]any{"template_id": tpl.ID, "ids": []int64{one.ID}}); r.Status != http.StatusForbidden {
-			t.Fatalf("without export: %d", r.Status)
+			t.Fatalf("without update: %d", r.Status)
 		}
 		if list := e.Browser(viewer.Email).Get("/leads"); strings.Contains(list.Body, `data-testid="bulk-email"`) {
-			t.Fatal("the list offers bulk email without export")
+			t.Fatal("the list offers bulk email without update")
 		}
 		if list := br.Get("/leads"); !strings.Contains(list.Body, `data-testid="bulk-email"`) {
 			t.Fatal("the list lacks bulk email")

@@ -25,7 +25,7 @@ func (h *Handler) TemplatesPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var sends []store.EmailSend
-	if p := web.Caller(r).Perms; p.Allows(auth.FeatureLeads, auth.Export) {
+	if p := web.Caller(r).Perms; p.Allows(auth.FeatureLeads, auth.Update) {
 		if sends, err = s.EmailSends(r.Context(), 10); err != nil {
 			h.web.Fail(w, r, err)
 			return

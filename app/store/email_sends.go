@@ -84,11 +84,11 @@ type SendAudience struct {
 // Recipients is how many would get the message.
 func (a SendAudience) Recipients() int { return a.WithEmail - a.Unsubscribed }
 
-// SendAudience counts the leads of ids the scope reaches (for export: a send takes
-// leads' data out, like an export), by whether they can get a bulk message.
+// SendAudience counts the leads of ids the scope reaches for update (a bulk email acts on
+// leads, as the list's other bulk tools do), by whether they can get a bulk message.
 func (s Scope) SendAudience(ctx context.Context, ids []int64) (SendAudience, error) {
 	var a SendAudience
-	s = s.For(auth.Export)
+	s = s.For(auth.Update)
 	for chunk := range slices.Chunk(ids, SendBatch) {
 		var rows []struct {
 			ID    int64  `bun:"id"`
@@ -137,13 +137,13 @@ func (s Scope) unsubscribedSet(ctx context.Context, addrs []string) (map[string]
 }
 
 // CreateEmailSend records a bulk send of the template to the leads of ids the scope
-// reaches for export (others are left out; none at all is refused), queued for
+// reaches for update (others are left out; none at all is refused), queued for
 // RunEmailSend. The recipients are fixed now: leads added later do not get it.
 func (s Scope) CreateEmailSend(ctx context.Context, templateID int64, ids []int64) (*EmailSend, error) {
 	if len(ids) > MaxSendRecipients {
 		return nil, validate.Errors{"ids": validate.KeyMaxLength}
 	}
-	s = s.For(auth.Export)
+	s = s.For(auth.Update)
 	send := &EmailSend{TemplateID: templateID, CreatedBy: optionalID(s.UserID), Status: SendQueued}
 	err := s.Tx(ctx, func(tx Scope) error {
 		t, err := tx.EmailTemplate(ctx, templateID)

@@ -92,7 +92,7 @@ func (m List) results(ctx context.Context) components.Results {
 				TestID: "bulk-" + f.name, ApplyTestID: "bulk-apply-" + f.name})
 		}
 	}
-	if m.CanExport { // a bulk email takes the leads' data out, as an export does (app/campaigns)
+	if m.CanUpdate { // bulk email to the ticked leads (app/campaigns)
 		r.Table.Bulk.Buttons = append(r.Table.Bulk.Buttons, components.BulkButton{Action: "/leads/bulk/email",
 			Label: i18n.T(ctx, "campaigns.bulkEmail"), TestID: "bulk-email"})
 	}
