@@ -3,7 +3,7 @@
 // no mail server configured the message waits in /emails, queued, saying why.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, login, measureLoad, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -77,6 +77,11 @@ test('add a plan on a lead, list it, pause it, send it now', async () => {
     const row = page.locator('[data-testid=kit-plan]').filter({ hasText: 'Kit Person' });
     await row.waitFor();
     assert.match(await row.locator('[data-testid=kit-plan-type]').textContent(), /e-?mail/i); // in the admin's language
+
+    // The list's first load stays small (bytes on the wire, cold cache).
+    const { totalBytes } = await measureLoad(context, page, href('/keep-in-touch'));
+    assert.ok(totalBytes < 40 * 1024, `/keep-in-touch weighs ${totalBytes} bytes`);
+    console.log(`# /keep-in-touch first load: ${totalBytes} bytes`);
 
     // Pause it from the list: it says so, and offers to resume.
     await press(page, '[data-testid=kit-plan]:has-text("Kit Person") [data-testid=kit-pause]');

@@ -216,6 +216,14 @@ func TestKeepInTouchAPI(t *testing.T) {
 			t.Fatalf("viewer send now: %d", r.Status)
 		}
 
+		// Deleting an event type in Settings leaves the plans that named it without one.
+		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/delete-event-type/%d", meeting), nil); r.Status != 200 {
+			t.Fatalf("delete event type: %d %s", r.Status, r.Body)
+		}
+		if v := c.Get(fmt.Sprintf("/v1/api/kit/view-keep-in-touch/%d", call)).Env().Data; v["event_type_id"] != nil || v["event_type_name"] != "" {
+			t.Fatalf("plan after its event type went: %v", v)
+		}
+
 		// Delete.
 		if r := c.Do("DELETE", fmt.Sprintf("/v1/api/kit/delete-keep-in-touch/%d", mail), nil); r.Status != 200 {
 			t.Fatalf("delete: %d %s", r.Status, r.Body)
