@@ -224,6 +224,23 @@ func (s *server) routes(h handlers) http.Handler {
 			r.With(leadPage(auth.Delete)).Post("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
 			r.With(leadPage(auth.View)).Get("/notifications", h.reminders.NotificationsPage)
 			// End of client, document and reminder pages.
+
+			// KEEP-IN-TOUCH PAGES (app/kit): a plan belongs to a lead or a client, whose feature
+			// counts (view to see, update to change); routes that name no record admit either
+			// feature and the store refuses a plan of the other kind with 403.
+			kitSee := s.web.CanAny(web.Need{Feature: auth.FeatureLeads, Action: auth.View}, web.Need{Feature: auth.FeatureClients, Action: auth.View})
+			kitChange := s.web.CanAny(web.Need{Feature: auth.FeatureLeads, Action: auth.Update}, web.Need{Feature: auth.FeatureClients, Action: auth.Update})
+			for _, e := range store.Entities {
+				r.With(s.web.Can(e.Feature, auth.Update)).Post(e.Pages+"/{id}/keep-in-touch", h.kit.CreatePage(e.Name))
+			}
+			r.With(kitSee).Get("/keep-in-touch", h.kit.ListPage)
+			r.With(kitChange).Get("/keep-in-touch/{id}/edit", h.kit.EditPage)
+			r.With(kitChange).Post("/keep-in-touch/{id}/edit", h.kit.EditPage)
+			r.With(kitChange).Post("/keep-in-touch/{id}/active", h.kit.ActivePage)
+			r.With(kitChange).Post("/keep-in-touch/{id}/send", h.kit.SendPage)
+			r.With(kitChange).Get("/keep-in-touch/{id}/delete", h.kit.DeletePage)
+			r.With(kitChange).Post("/keep-in-touch/{id}/delete", h.kit.DeletePage)
+			// END KEEP-IN-TOUCH PAGES.
 		})
 
 		// Mobile lead manager pages (app/session/mobile.go).
@@ -319,6 +336,20 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(clients(auth.View)).Get("/client/list-customer-client", h.clients.ClientList)
 				r.With(clients(auth.Update)).Patch("/client/bulk-update-customer-client", h.clients.ClientBulkUpdate)
 				r.With(clients(auth.Delete)).Delete("/client/delete-customer-client", h.clients.ClientDeleteMany)
+
+				// KEEP-IN-TOUCH API (app/kit, spec "/kit/"): see the pages' block for the permissions.
+				kitSeeAPI := s.web.CanAny(web.Need{Feature: auth.FeatureLeads, Action: auth.View}, web.Need{Feature: auth.FeatureClients, Action: auth.View})
+				kitChangeAPI := s.web.CanAny(web.Need{Feature: auth.FeatureLeads, Action: auth.Update}, web.Need{Feature: auth.FeatureClients, Action: auth.Update})
+				r.With(kitChangeAPI).Post("/kit/create-keep-in-touch", h.kit.Create)
+				r.With(kitSeeAPI).Get("/kit/view-keep-in-touch/{id}", h.kit.View)
+				r.With(kitSeeAPI).Get("/kit/list-keep-in-touch", h.kit.List)
+				r.With(kitChangeAPI).Put("/kit/update-keep-in-touch/{id}", h.kit.Update)
+				r.With(kitChangeAPI).Delete("/kit/delete-keep-in-touch/{id}", h.kit.Delete)
+				r.With(kitSeeAPI).Get("/kit/dropdown-keep-in-touch-type", h.kit.TypeDropdown)
+				r.With(kitSeeAPI).Get("/kit/dropdown-interval-type", h.kit.IntervalDropdown)
+				r.With(kitChangeAPI).Post("/kit/send-now/{id}", h.kit.SendNow)
+				r.With(kitSeeAPI).Get("/kit/dashboard/meeting", h.kit.MeetingDashboard)
+				// END KEEP-IN-TOUCH API.
 
 				// Dashboards (app/dashboard): figures of a period in the caller's record scope.
 				dashboardView := s.web.Can(auth.FeatureDashboard, auth.View)

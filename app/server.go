@@ -11,6 +11,7 @@ import (
 	"crm/app/exports"
 	"crm/app/importer"
 	"crm/app/imports"
+	"crm/app/kit"
 	"crm/app/leads"
 	"crm/app/mail"
 	"crm/app/profile"
@@ -120,6 +121,7 @@ type handlers struct {
 	users     *users.Handler
 	profile   *profile.Handler
 	emails    *emails.Handler
+	kit       *kit.Handler
 	campaigns *campaigns.Handler
 }
 
@@ -164,6 +166,7 @@ func NewServer(d Deps) http.Handler {
 		profile:   profile.New(s.web, d.DB, mailer),
 		users:     users.New(s.web, d.DB, mailer),
 		emails:    emails.New(s.web, d.SecretKey, d.SMTP, d.MailWake),
+		kit:       kit.New(s.web, d.MailWake),
 		campaigns: campaigns.New(s.web, d.MailWake),
 	}
 	return s.routes(h)

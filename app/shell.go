@@ -14,6 +14,7 @@ var navigation = []web.NavEntry{
 	{LabelID: "nav.leads", Href: "/leads", Needs: []web.Need{{Feature: auth.FeatureLeads, Action: auth.View}}},
 	{LabelID: "nav.pipeline", Href: "/leads/board", Needs: []web.Need{{Feature: auth.FeatureLeads, Action: auth.View}}},
 	{LabelID: "clientsPage.nav", Href: "/clients", Needs: []web.Need{{Feature: auth.FeatureClients, Action: auth.View}}},
+	{LabelID: "kit.nav", Href: "/keep-in-touch", Needs: []web.Need{{Feature: auth.FeatureLeads, Action: auth.View}, {Feature: auth.FeatureClients, Action: auth.View}}},
 	{LabelID: "nav.imports", Href: "/imports", Needs: importers},
 	{LabelID: "nav.settings", Href: "/settings", Needs: []web.Need{{Feature: auth.FeatureSettings, Action: auth.View}}},
 	{LabelID: "mail.nav", Href: "/emails", Needs: []web.Need{{Feature: auth.FeatureSettings, Action: auth.View}}},

@@ -82,6 +82,10 @@ before(async () => {
   await api('POST', '/v1/api/lead/create-remainders', {
     data: { lead_id: Number(lead), title: 'Send the brochure', due_at: new Date(Date.now() + 86400_000).toISOString() },
   });
+  // Keep in touch: a call plan on the lead (app/kit).
+  const kit = await api('POST', '/v1/api/kit/create-keep-in-touch', {
+    data: { entity: 'lead', record_id: Number(lead), type: 'call', interval_type: 'monthly', start_at: new Date(Date.now() + 86400_000).toISOString().slice(0, 16), subject: 'Quarterly review of the delivery schedule and the open orders' },
+  });
   const csv = Buffer.from('Name;Email;Phone;Stage;Company;City\r\n' +
     Array.from({ length: 5 }, (_, i) => `Imported Person ${i};imported-${i}@example.test;98765432${10 + i};New;Importers Ltd;Chennai`).join('\r\n') + '\r\n');
   const file = { multipart: { entity: 'lead', file: { name: 'leads-with-a-long-name.csv', mimeType: 'text/csv', buffer: csv } } };
@@ -126,6 +130,9 @@ before(async () => {
     { name: 'reminder-edit', path: reminder },
     { name: 'reminder-delete', path: reminder.replace(/edit$/, 'delete') },
     { name: 'notifications', path: '/notifications' },
+    { name: 'keep-in-touch', path: '/keep-in-touch' },
+    { name: 'kit-edit', path: `/keep-in-touch/${kit.id}/edit` },
+    { name: 'kit-delete', path: `/keep-in-touch/${kit.id}/delete` },
     { name: 'clients', path: '/clients' },
     { name: 'client-new', path: '/clients/new' },
     { name: 'client', path: `/clients/${client.id}` },
@@ -133,7 +140,7 @@ before(async () => {
     { name: 'client-delete', path: `/clients/${client.id}/delete` },
     { name: 'client-document-edit', path: clientDoc },
     { name: 'client-document-delete', path: clientDoc.replace(/edit$/, 'delete') },
-    ...['stage', 'status', 'source', 'type', 'title', 'business_type'].map((k) => ({ name: `settings-${k}`, path: `/settings/masters/${k}` })),
+    ...['stage', 'status', 'source', 'type', 'title', 'business_type', 'event_type'].map((k) => ({ name: `settings-${k}`, path: `/settings/masters/${k}` })),
     { name: 'settings-master-delete', path: master },
     { name: 'settings-stages', path: '/settings/stages' },
     { name: 'roles', path: '/roles' },

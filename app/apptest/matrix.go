@@ -413,6 +413,7 @@ var Routes = func() map[string]Route {
 	for path, kind := range map[string]store.MasterKind{
 		"lead-stage-master": store.KindStage, "lead-status-master": store.KindStatus, "lead-source-master": store.KindSource,
 		"lead-type-master": store.KindType, "personal-title": store.KindTitle, "business-type-master": store.KindBusinessType,
+		"event-type": store.KindEventType,
 	} {
 		p, id := "/v1/api/", string(kind)
 		m["GET "+p+"dropdown-"+path] = Route{Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true}
@@ -423,6 +424,9 @@ var Routes = func() map[string]Route {
 		add("DELETE "+p+"delete-"+path+"/{id}", Route{Who: Permitted, Perms: []Perm{SettingsDelete}, ID: id, Tenant: NotFound})
 	}
 	for key, r := range mailRoutes() { // matrix_mail.go
+		add(key, r)
+	}
+	for key, r := range kitRoutes() { // matrix_kit.go
 		add(key, r)
 	}
 	return m

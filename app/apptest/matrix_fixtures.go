@@ -74,7 +74,7 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	v["asset"] = strings.TrimPrefix(as.URL("admin.js"), assets.Prefix)
 
 	// A master of each kind; the lead sits in the new stage.
-	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType, store.KindTitle, store.KindBusinessType} {
+	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType, store.KindTitle, store.KindBusinessType, store.KindEventType} {
 		m, err := sa.CreateMaster(ctx, k, strings.ToUpper(string(k[:1]))+string(k[1:])+" "+Marker)
 		must(err)
 		v[string(k)] = id(m.ID)
@@ -142,6 +142,7 @@ func newMatrixFixtures(t *testing.T, e *Env, routes map[string]Route) *matrixFix
 	v["view"] = id(sv.ID)
 	mailFixtures(t, sa, v)     // matrix_mail.go
 	campaignFixtures(t, sa, v) // matrix_campaigns.go
+	kitFixtures(t, sa, v)      // matrix_kit.go
 	fx.vals = v
 	v["import"] = id(fx.newImport(t, fx.a.Admin))
 
@@ -292,7 +293,7 @@ func (fx *matrixFixtures) snapshot(t *testing.T) map[string]string {
 	put("saved views", views, err)
 	member, err := s.UserView(ctx, int64(atoi(fx.vals["user"])))
 	put("user", member, err)
-	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType, store.KindTitle, store.KindBusinessType} {
+	for _, k := range []store.MasterKind{store.KindStage, store.KindStatus, store.KindSource, store.KindType, store.KindTitle, store.KindBusinessType, store.KindEventType} {
 		ms, err := s.Masters(ctx, k)
 		put("masters "+string(k), ms, err)
 	}
@@ -310,6 +311,8 @@ func (fx *matrixFixtures) snapshot(t *testing.T) map[string]string {
 	} else {
 		put("clients", nil, err)
 	}
+	kv, err := s.KeepInTouch(ctx, int64(atoi(fx.vals["kit"])))
+	put("keep in touch", kv, err)
 	for user, imID := range fx.imports {
 		im, err := fx.e.DB.System(fx.a.Tenant.ID, user).Import(ctx, imID)
 		put(fmt.Sprintf("import %d of user %d", imID, user), im, err)

@@ -7,6 +7,7 @@ import (
 
 	"crm/app/auth"
 	"crm/app/contact"
+	"crm/app/kit"
 	"crm/app/reminders"
 	"crm/app/store"
 	"crm/app/validate"
@@ -150,6 +151,10 @@ func (h *Handler) ClientPage(w http.ResponseWriter, r *http.Request) {
 	v := clientsview.View{Client: c, CanUpdate: p.Perms.Allows(auth.FeatureClients, auth.Update),
 		CanDelete: p.Perms.Allows(auth.FeatureClients, auth.Delete)}
 	if v.Documents, err = h.documents.Section(r, store.EntityClient, c.ID, clientsview.ClientHref(c.ID)); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	if v.KeepInTouch, err = kit.Section(r, store.EntityClient, c.ID); err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}

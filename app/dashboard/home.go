@@ -5,6 +5,7 @@ import (
 
 	"crm/app/auth"
 	"crm/app/i18n"
+	"crm/app/kit"
 	"crm/app/reminders"
 	"crm/app/store"
 	"crm/app/web"
@@ -48,6 +49,12 @@ func (h *Handler) Home(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.web.Page(w, r, status, i18n.T(r.Context(), "home.title"),
-		homeview.Home(homeview.Model{TenantName: p.Tenant.Name, UserName: p.User.Name, Counts: counts, ShowUsers: showUsers, ShowRoles: showRoles, Dashboard: dash, Due: reminders.Rows(due)}))
+	m := homeview.Model{TenantName: p.Tenant.Name, UserName: p.User.Name, Counts: counts, ShowUsers: showUsers, ShowRoles: showRoles, Dashboard: dash, Due: reminders.Rows(due)}
+	if p.Allows(auth.FeatureLeads, auth.View) || p.Allows(auth.FeatureClients, auth.View) {
+		if m.Meetings, err = kit.Block(r); err != nil { // the calls and meetings of keep-in-touch plans
+			h.web.Fail(w, r, err)
+			return
+		}
+	}
+	h.web.Page(w, r, status, i18n.T(r.Context(), "home.title"), homeview.Home(m))
 }

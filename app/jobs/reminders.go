@@ -1,4 +1,5 @@
-// Package jobs runs the background work of the server: the reminder worker.
+// Package jobs runs the background work of the server: the reminder worker and the
+// keep-in-touch worker.
 package jobs
 
 import (

@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"crm/app/auth"
+	"crm/app/kit"
 	"crm/app/reminders"
 	"crm/app/store"
 	"crm/app/web"
@@ -42,5 +43,9 @@ func (h *Handler) leadExtras(r *http.Request, lead *store.LeadView) (templ.Compo
 			return nil, err
 		}
 	}
-	return clientsview.LeadSections(x), nil
+	plans, err := kit.Section(r, store.EntityLead, lead.ID)
+	if err != nil {
+		return nil, err
+	}
+	return templ.Join(clientsview.LeadSections(x), plans), nil
 }

@@ -56,6 +56,7 @@ var MasterFamilies = []MasterFamily{
 	{"lead-type-master", store.KindType},
 	{"personal-title", store.KindTitle},
 	{"business-type-master", store.KindBusinessType},
+	{"event-type", store.KindEventType},
 }
 
 type masterJSON struct {

@@ -232,6 +232,11 @@ func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, erro
 			Where("d.entity = ? AND d.entity_id = ?", EntityLead, l.ID).Exec(ctx); err != nil {
 			return err
 		}
+		// Its keep-in-touch plans follow it to the client (app/store/kit.go).
+		if _, err := tx.Update((*KeepInTouch)(nil)).Set("lead_id = NULL").Set("client_id = ?", c.ID).
+			Where("lead_id = ?", l.ID).Exec(ctx); err != nil {
+			return err
+		}
 		return tx.Record(ctx, EntityLead, l.ID, "convert", nil, map[string]any{"client_id": c.ID})
 	})
 	if err != nil {

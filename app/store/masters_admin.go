@@ -139,6 +139,9 @@ func (s Scope) UpdateMaster(ctx context.Context, kind MasterKind, id int64, name
 
 // MasterUsage counts the leads that use a master.
 func (s Scope) MasterUsage(ctx context.Context, m *Master) (int64, error) {
+	if m.Kind == KindEventType { // a label of keep-in-touch plans, which forget it on delete
+		return 0, nil
+	}
 	q := s.Select((*Lead)(nil))
 	if col := m.Kind.leadColumn(); col != "" {
 		q = q.Where("l."+col+" = ?", m.ID)
@@ -189,6 +192,11 @@ func (s Scope) DeleteMaster(ctx context.Context, kind MasterKind, id int64) erro
 		}
 		if m.IsDefault || m.IsWon || m.IsLost {
 			return validate.Errors{"id": "masterInSettings"}
+		}
+		if kind == KindEventType {
+			if _, err := tx.Update((*KeepInTouch)(nil)).Set("event_type_id = NULL").Where("event_type_id = ?", id).Exec(ctx); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Delete((*Master)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
 			return err

@@ -27,6 +27,8 @@ type Reminder struct {
 	CreatedBy  *int64     `bun:"created_by" json:"created_by"`
 	CreatedAt  time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp" json:"created_at"`
 	UpdatedAt  time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp" json:"updated_at"`
+	// KitID is the keep-in-touch plan that produced the reminder (app/store/kit.go), if any.
+	KitID *int64 `bun:"kit_id" json:"-"`
 }
 
 // ReminderView is a reminder with the names a list shows.

@@ -356,7 +356,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		defFiles = "./data/files"
 	}
 	filesDir := fs.String("files-dir", defFiles, "where uploaded documents are kept (env CRM_FILES_DIR)")
-	reminderEvery := fs.Duration("reminder-interval", 30*time.Second, "how often due reminders are fired")
+	reminderEvery := fs.Duration("reminder-interval", 30*time.Second, "how often due reminders are fired and keep-in-touch plans produced")
 	importPause := fs.Duration("import-pause", 0, "rest between two batches of 500 rows of a CSV import")
 	metricsAddr := fs.String("metrics-addr", getenv("CRM_METRICS_ADDR"),
 		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env CRM_METRICS_ADDR; empty: none)")
@@ -443,8 +443,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	go db.Sessions().Sweep(ctx, 10*time.Minute, log)
 	go jobs.Reminders(ctx, db, *reminderEvery, log)
-	sender.Start(ctx)             // mail: the outbox, one tenant at a time
-	imports.Work(5 * time.Second) // CSV imports: queued ones, and resuming interrupted ones
+	go jobs.KeepInTouch(ctx, db, *reminderEvery, sender.Wake, log) // keep-in-touch plans: their reminders and emails
+	sender.Start(ctx)                                              // mail: the outbox, one tenant at a time
+	imports.Work(5 * time.Second)                                  // CSV imports: queued ones, and resuming interrupted ones
 
 	url2 := "http://" + ln.Addr().String()
 	fmt.Fprintf(stdout, "CRM is running at %s (database: %s)\n", url2, db.Dialect)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"crm/app/store"
 	"crm/views/components"
 )
@@ -50,6 +52,8 @@ type View struct {
 	// Reminders are the reminders of the lead it was converted from (reminders belong to
 	// leads); nil when there is none or the caller may not see leads.
 	Reminders []Reminder
+	// KeepInTouch is the keep-in-touch section (app/kit).
+	KeepInTouch templ.Component
 }
 
 // OneLine writes an address on one line, its filled parts joined.

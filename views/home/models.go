@@ -4,6 +4,8 @@ import (
 	"crm/app/store"
 	"crm/views/clients"
 	"crm/views/dashboard"
+
+	"github.com/a-h/templ"
 )
 
 // Model is what the home page shows.
@@ -16,4 +18,6 @@ type Model struct {
 	Dashboard            dashboard.Model
 	// Due are the user's due reminders; shown only when there are some.
 	Due []clients.Reminder
+	// Meetings is the meeting dashboard (app/kit); nil when the caller sees neither leads nor clients.
+	Meetings templ.Component
 }
