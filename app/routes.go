@@ -217,12 +217,20 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(can(auth.Delete)).Post(e.Pages+"/{id}/documents/{docID}/delete", h.documents.DocumentDeletePage(e.Name))
 			}
 			r.With(leadPage(auth.Create)).Post("/leads/{id}/reminders", h.reminders.ReminderCreatePage)
-			r.With(leadPage(auth.Update)).Get("/reminders/{id}/edit", h.reminders.ReminderEditPage)
-			r.With(leadPage(auth.Update)).Post("/reminders/{id}/edit", h.reminders.ReminderEditPage)
-			r.With(leadPage(auth.Update)).Post("/reminders/{id}/done", h.reminders.ReminderDonePage)
-			r.With(leadPage(auth.Delete)).Get("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
-			r.With(leadPage(auth.Delete)).Post("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
-			r.With(leadPage(auth.View)).Get("/notifications", h.reminders.NotificationsPage)
+			// CLIENT REMINDERS: a reminder belongs to a lead or a client, whose feature counts;
+			// routes naming a reminder admit either feature and the handler refuses the other
+			// kind with 403.
+			remindAny := func(a auth.Action) func(http.Handler) http.Handler {
+				return s.web.CanAny(web.Need{Feature: auth.FeatureLeads, Action: a}, web.Need{Feature: auth.FeatureClients, Action: a})
+			}
+			r.With(clientPage(auth.Create)).Post("/clients/{id}/reminders", h.reminders.ClientReminderCreatePage)
+			r.With(remindAny(auth.Update)).Get("/reminders/{id}/edit", h.reminders.ReminderEditPage)
+			r.With(remindAny(auth.Update)).Post("/reminders/{id}/edit", h.reminders.ReminderEditPage)
+			r.With(remindAny(auth.Update)).Post("/reminders/{id}/done", h.reminders.ReminderDonePage)
+			r.With(remindAny(auth.Delete)).Get("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
+			r.With(remindAny(auth.Delete)).Post("/reminders/{id}/delete", h.reminders.ReminderDeletePage)
+			r.With(remindAny(auth.View)).Get("/notifications", h.reminders.NotificationsPage)
+			// End of client reminders.
 			// End of client, document and reminder pages.
 
 			// KEEP-IN-TOUCH PAGES (app/kit): a plan belongs to a lead or a client, whose feature
@@ -309,7 +317,6 @@ func (s *server) routes(h handlers) http.Handler {
 				r.With(leadsView).Delete("/lead/delete-saved-view/{id}", h.leads.SavedViewDelete)
 
 				// Lead conversion, documents and reminders ("remainders" in the spec's paths).
-				leadsCreate := s.web.Can(auth.FeatureLeads, auth.Create)
 				r.With(s.web.Can(auth.FeatureClients, auth.Create), leadsUpdate).Post("/lead/convert-to-client/{id}", h.clients.LeadConvert)
 				for _, e := range store.Entities {
 					can := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(e.Feature, a) }
@@ -320,12 +327,18 @@ func (s *server) routes(h handlers) http.Handler {
 					r.With(can(auth.Update)).Put("/"+e.Name+"/update-document/{id}", h.documents.DocumentUpdate(e.Name))
 					r.With(can(auth.Delete)).Delete("/"+e.Name+"/delete-document/{id}", h.documents.DocumentDelete(e.Name))
 				}
-				r.With(leadsCreate).Post("/lead/create-remainders", h.reminders.ReminderCreate)
-				r.With(leadsView).Get("/lead/list-remainders", h.reminders.ReminderList)
-				r.With(leadsView).Get("/lead/view-remainders/{id}", h.reminders.ReminderView)
-				r.With(leadsUpdate).Put("/lead/update-remainders/{id}", h.reminders.ReminderUpdate)
-				r.With(leadsDelete).Delete("/lead/delete-remainders/{id}", h.reminders.ReminderDelete)
-				r.With(leadsView).Get("/notifications", h.reminders.Notifications)
+				// CLIENT REMINDERS API: a reminder of a lead (lead_id) or of a client (client_id);
+				// the routes admit either feature, the store refuses the other kind with 403.
+				remindAnyAPI := func(a auth.Action) func(http.Handler) http.Handler {
+					return s.web.CanAny(web.Need{Feature: auth.FeatureLeads, Action: a}, web.Need{Feature: auth.FeatureClients, Action: a})
+				}
+				r.With(remindAnyAPI(auth.Create)).Post("/lead/create-remainders", h.reminders.ReminderCreate)
+				r.With(remindAnyAPI(auth.View)).Get("/lead/list-remainders", h.reminders.ReminderList)
+				r.With(remindAnyAPI(auth.View)).Get("/lead/view-remainders/{id}", h.reminders.ReminderView)
+				r.With(remindAnyAPI(auth.Update)).Put("/lead/update-remainders/{id}", h.reminders.ReminderUpdate)
+				r.With(remindAnyAPI(auth.Delete)).Delete("/lead/delete-remainders/{id}", h.reminders.ReminderDelete)
+				r.With(remindAnyAPI(auth.View)).Get("/notifications", h.reminders.Notifications)
+				// End of client reminders API.
 
 				// Clients.
 				clients := func(a auth.Action) func(http.Handler) http.Handler { return s.web.Can(auth.FeatureClients, a) }

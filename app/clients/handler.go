@@ -6,6 +6,7 @@ package clients
 import (
 	"crm/app/documents"
 	"crm/app/listpage"
+	"crm/app/reminders"
 	"crm/app/web"
 	clientsview "crm/views/clients"
 )
@@ -14,13 +15,14 @@ import (
 type Handler struct {
 	web       *web.Kit
 	documents *documents.Handler
+	reminders *reminders.Handler
 	list      *listpage.List[*clientsview.List]
 }
 
 // New is the clients handler; a client page shows its documents, and deleting a client
-// removes its document files.
+// removes its document files; it shows its reminders too (app/reminders' section).
 func New(kit *web.Kit, docs *documents.Handler) *Handler {
-	h := &Handler{web: kit, documents: docs}
+	h := &Handler{web: kit, documents: docs, reminders: reminders.New(kit)}
 	h.list = h.newList()
 	return h
 }

@@ -158,13 +158,17 @@ func (h *Handler) ClientPage(w http.ResponseWriter, r *http.Request) {
 		h.web.Fail(w, r, err)
 		return
 	}
+	if v.Reminders, err = h.reminders.Section(r, store.EntityClient, c.ID, clientsview.ClientHref(c.ID)); err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
 	if c.LeadID != nil && p.Perms.Allows(auth.FeatureLeads, auth.View) {
 		rows, err := scope.Reminders(r.Context(), *c.LeadID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			h.web.Fail(w, r, err)
 			return
 		}
-		v.Reminders = reminders.Rows(rows)
+		v.OriginReminders = reminders.Rows(rows)
 	}
 	hist, err := scope.History(r.Context(), store.EntityClient, c.ID, 50)
 	if err != nil {

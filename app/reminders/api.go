@@ -13,6 +13,7 @@ import (
 // reminderPayload is a reminder as the API takes it; due_at is an RFC 3339 time.
 type reminderPayload struct {
 	LeadID     int64  `json:"lead_id"`
+	ClientID   int64  `json:"client_id"`
 	Title      string `json:"title"`
 	Note       string `json:"note"`
 	DueAt      string `json:"due_at"`
@@ -38,7 +39,13 @@ func (h *Handler) ReminderCreate(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		if p.LeadID == 0 {
+		// Exactly one of lead_id and client_id: the record the reminder belongs to.
+		switch {
+		case p.LeadID != 0 && p.ClientID != 0:
+			return nil, validate.Errors{"client_id": validate.KeyInvalid}
+		case p.ClientID != 0:
+			return s.CreateReminderOn(ctx, store.EntityClient, p.ClientID, in)
+		case p.LeadID == 0:
 			return nil, validate.Errors{"lead_id": validate.KeyRequired}
 		}
 		return s.CreateReminder(ctx, p.LeadID, in)
@@ -71,7 +78,11 @@ func (h *Handler) ReminderDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) ReminderList(w http.ResponseWriter, r *http.Request) {
-	rows, err := web.Scope(r).Reminders(r.Context(), web.IntParam(r, "lead_id"))
+	entity, id := store.EntityLead, web.IntParam(r, "lead_id")
+	if c := web.IntParam(r, "client_id"); c != 0 {
+		entity, id = store.EntityClient, c
+	}
+	rows, err := web.Scope(r).RemindersOf(r.Context(), entity, id)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return

@@ -16,13 +16,50 @@ import (
 	"crm/views/components"
 )
 
+// Rows are reminders as the lists show them.
 func Rows(rows []store.ReminderView) []clientsview.Reminder {
 	out := make([]clientsview.Reminder, 0, len(rows))
 	for _, rm := range rows {
-		out = append(out, clientsview.Reminder{ID: rm.ID, LeadID: rm.LeadID, LeadName: rm.LeadName, Title: rm.Title, Note: rm.Note,
-			Due: rm.DueAt.UTC(), Assignee: rm.AssigneeName, Done: rm.DoneAt != nil, Overdue: rm.Overdue})
+		v := clientsview.Reminder{ID: rm.ID, LeadName: rm.LeadName, ClientName: rm.ClientName, Title: rm.Title, Note: rm.Note,
+			Due: rm.DueAt.UTC(), Assignee: rm.AssigneeName, Done: rm.DoneAt != nil, Overdue: rm.Overdue}
+		if rm.LeadID != nil {
+			v.LeadID = *rm.LeadID
+		}
+		if rm.ClientID != nil {
+			v.ClientID = *rm.ClientID
+		}
+		out = append(out, v)
 	}
 	return out
+}
+
+// Section is the reminders section of a reachable lead's or client's page (base is the
+// record's page): its reminders, and the add form for a role that may create records of
+// its kind.
+func (h *Handler) Section(r *http.Request, entity string, id int64, base string) (clientsview.Reminders, error) {
+	p := web.Caller(r)
+	e := store.EntityNamed(entity)
+	x := clientsview.Reminders{CanRemind: p.Perms.Allows(e.Feature, auth.Create),
+		CanUpdate: p.Perms.Allows(e.Feature, auth.Update), CanDelete: p.Perms.Allows(e.Feature, auth.Delete)}
+	rows, err := p.Scope().RemindersOf(r.Context(), entity, id)
+	if err != nil {
+		return x, err
+	}
+	x.Rows = Rows(rows)
+	if x.CanRemind {
+		if x.NewForm, err = h.Form(r, base+"/reminders", "", map[string]string{}, map[string]string{}, false); err != nil {
+			return x, err
+		}
+	}
+	return x, nil
+}
+
+// back is the reminders section of the record a reminder belongs to.
+func backOf(rm *store.ReminderView) string {
+	if rm.ClientID != nil {
+		return clientsview.ClientHref(*rm.ClientID) + "#reminders"
+	}
+	return "/leads/" + strconv.FormatInt(*rm.LeadID, 10) + "#reminders"
 }
 
 // Form builds the add or edit form of a reminder.
@@ -114,6 +151,26 @@ func (h *Handler) ReminderCreatePage(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// ClientReminderCreatePage adds a reminder to a client.
+func (h *Handler) ClientReminderCreatePage(w http.ResponseWriter, r *http.Request) {
+	id, err := web.PathID(r, "id")
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	c, err := web.Scope(r).ClientView(r.Context(), id)
+	if err != nil {
+		h.web.Fail(w, r, err)
+		return
+	}
+	base := clientsview.ClientHref(c.ID)
+	h.saveReminderForm(w, r, reminderForm{title: web.T(r, "remindersPage.add"), action: base + "/reminders",
+		back: base + "#reminders", doneID: "reminders.created"}, func(ctx context.Context, s store.Scope, in store.ReminderInput) error {
+		_, err := s.CreateReminderOn(ctx, store.EntityClient, c.ID, in)
+		return err
+	})
+}
+
 // reminderForm is where a posted reminder form goes: its title, action and way back, and
 // the message once saved.
 type reminderForm struct {
@@ -148,12 +205,21 @@ func (h *Handler) saveReminderForm(w http.ResponseWriter, r *http.Request, f rem
 	http.Redirect(w, r, f.back, http.StatusSeeOther)
 }
 
-func (h *Handler) reminderOf(r *http.Request) (*store.ReminderView, error) {
+// reminderOf loads the path's reminder for an action: the routes admit a role with the
+// action on leads or on clients, and the reminder's record says which one counts (403).
+func (h *Handler) reminderOf(r *http.Request, a auth.Action) (*store.ReminderView, error) {
 	id, err := web.PathID(r, "id")
 	if err != nil {
 		return nil, err
 	}
-	return web.Scope(r).ReminderView(r.Context(), id)
+	rm, err := web.Scope(r).ReminderView(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	if e, _ := rm.Entity(); !web.Caller(r).Perms.Allows(e.Feature, a) {
+		return nil, web.ErrForbidden
+	}
+	return rm, nil
 }
 
 func reminderValues(rm *store.ReminderView) map[string]string {
@@ -166,13 +232,13 @@ func reminderValues(rm *store.ReminderView) map[string]string {
 }
 
 func (h *Handler) ReminderEditPage(w http.ResponseWriter, r *http.Request) {
-	rm, err := h.reminderOf(r)
+	rm, err := h.reminderOf(r, auth.Update)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
 	action := "/reminders/" + strconv.FormatInt(rm.ID, 10) + "/edit"
-	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
+	back := backOf(rm)
 	if r.Method == http.MethodGet {
 		h.renderReminderForm(w, r, http.StatusOK, web.T(r, "remindersPage.editTitle"), action, back, reminderValues(rm), map[string]string{}, true)
 		return
@@ -186,7 +252,7 @@ func (h *Handler) ReminderEditPage(w http.ResponseWriter, r *http.Request) {
 
 // ReminderDonePage marks a reminder done and goes back where it came from.
 func (h *Handler) ReminderDonePage(w http.ResponseWriter, r *http.Request) {
-	rm, err := h.reminderOf(r)
+	rm, err := h.reminderOf(r, auth.Update)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
@@ -197,7 +263,7 @@ func (h *Handler) ReminderDonePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.web.Flash(r, "reminders.updated")
-	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
+	back := backOf(rm)
 	if ref := r.Referer(); strings.Contains(ref, "/notifications") {
 		back = "/notifications"
 	}
@@ -205,12 +271,12 @@ func (h *Handler) ReminderDonePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) ReminderDeletePage(w http.ResponseWriter, r *http.Request) {
-	rm, err := h.reminderOf(r)
+	rm, err := h.reminderOf(r, auth.Delete)
 	if err != nil {
 		h.web.Fail(w, r, err)
 		return
 	}
-	back := "/leads/" + strconv.FormatInt(rm.LeadID, 10) + "#reminders"
+	back := backOf(rm)
 	if r.Method == http.MethodGet {
 		action := "/reminders/" + strconv.FormatInt(rm.ID, 10) + "/delete"
 		h.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.deleteTitle"), components.Confirm(components.ConfirmModel{
@@ -248,8 +314,16 @@ func (h *Handler) NotificationsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		kept = append(kept, rm)
 	}
-	n := clientsview.Notifications{Rows: Rows(kept),
-		CanUpdate: web.Caller(r).Perms.Allows(auth.FeatureLeads, auth.Update),
+	perms := web.Caller(r).Perms
+	list := Rows(kept)
+	for i := range list {
+		f := auth.FeatureLeads
+		if list[i].ClientID != 0 {
+			f = auth.FeatureClients
+		}
+		list[i].ReadOnly = !perms.Allows(f, auth.Update)
+	}
+	n := clientsview.Notifications{Rows: list, CanUpdate: true,
 		From: components.Picker{ID: "f-due-from", Name: "from", NameTo: "to", Label: web.T(r, "remindersPage.dueBetween"),
 			LabelTo: web.T(r, "picker.to"), Value: q.Get("from"), ValueTo: q.Get("to"), Mode: "range", TestID: "due-range"}}
 	h.web.Page(w, r, http.StatusOK, web.T(r, "remindersPage.notifications"), clientsview.NotificationsPage(n))

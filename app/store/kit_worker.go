@@ -148,30 +148,27 @@ func (s Scope) kitLocalizer(ctx context.Context) (*i18n.Localizer, error) {
 	return masterNames(locale)
 }
 
-// kitReminder gives the plan's owner a reminder due at the occurrence, on the lead (a
-// client's plan: on the lead the client came from). The reminder worker fires it, which
-// makes it a notification. A client created without a lead has no lead to hold it: the
-// occurrence then shows on the meeting dashboard only (0 returned).
+// kitReminder gives the plan's owner a reminder due at the occurrence, on the plan's own
+// record: a lead's plan on the lead, a client's plan on the client (whether or not it came
+// from a lead). The reminder worker fires it, which makes it a notification.
 func (s Scope) kitReminder(ctx context.Context, k *KeepInTouch, at time.Time) (int64, error) {
-	leadID := int64(0)
+	var leadID, clientID *int64
 	name := ""
 	if k.LeadID != nil {
 		l := &Lead{}
 		if err := s.Select(l).Where("l.id = ?", *k.LeadID).Scan(ctx); err != nil {
 			return 0, notFound(err)
 		}
-		leadID, name = l.ID, l.CustomerName
+		id := l.ID
+		leadID, name = &id, l.CustomerName
 	} else if k.ClientID != nil {
 		c := &Client{}
 		if err := s.Select(c).Where("c.id = ?", *k.ClientID).Scan(ctx); err != nil {
 			return 0, notFound(err)
 		}
-		name = c.CustomerName
-		if c.LeadID != nil {
-			leadID = *c.LeadID
-		}
-	}
-	if leadID == 0 {
+		id := c.ID
+		clientID, name = &id, c.CustomerName
+	} else {
 		return 0, nil
 	}
 	loc, err := s.kitLocalizer(ctx)
@@ -190,7 +187,7 @@ func (s Scope) kitReminder(ctx context.Context, k *KeepInTouch, at time.Time) (i
 		title = label + ": " + k.Subject
 	}
 	kitID := k.ID
-	r := &Reminder{LeadID: leadID, Title: truncate(title, maxTextLen), Note: k.Note, DueAt: at.UTC().Truncate(time.Second),
+	r := &Reminder{LeadID: leadID, ClientID: clientID, Title: truncate(title, maxTextLen), Note: k.Note, DueAt: at.UTC().Truncate(time.Second),
 		AssigneeID: k.OwnerID, KitID: &kitID}
 	if _, err := s.Insert(r).Returning("id, created_at, updated_at").Exec(ctx); err != nil {
 		return 0, err

@@ -11,13 +11,15 @@ import (
 	"crm/app/validate"
 )
 
-// Reminder asks a user to follow a lead up at a due time.
+// Reminder asks a user to follow a lead or a client up at a due time: it belongs to exactly
+// one of them (LeadID or ClientID).
 type Reminder struct {
 	bun.BaseModel `bun:"table:reminders,alias:rm"`
 	Owned
 
 	ID         int64      `bun:"id,pk,autoincrement" json:"id"`
-	LeadID     int64      `bun:"lead_id,notnull" json:"lead_id"`
+	LeadID     *int64     `bun:"lead_id" json:"lead_id"`
+	ClientID   *int64     `bun:"client_id" json:"client_id"`
 	Title      string     `bun:"title,notnull" json:"title"`
 	Note       string     `bun:"note,notnull" json:"note"`
 	DueAt      time.Time  `bun:"due_at,notnull" json:"due_at"`
@@ -37,6 +39,7 @@ type ReminderView struct {
 
 	AssigneeName string `bun:"assignee_name,scanonly" json:"assignee_name"`
 	LeadName     string `bun:"lead_name,scanonly" json:"lead_name"`
+	ClientName   string `bun:"client_name,scanonly" json:"client_name"`
 	Overdue      bool   `bun:"-" json:"overdue"`
 }
 
@@ -61,14 +64,37 @@ func (in *ReminderInput) validate() validate.Errors {
 	return errs
 }
 
-func (s Scope) reminderViews(rows any) *bun.SelectQuery {
-	q := s.Select(rows).ColumnExpr("rm.*, u.name AS assignee_name, l.customer_name AS lead_name").
-		Join("JOIN leads AS l ON l.tenant_id = rm.tenant_id AND l.id = rm.lead_id").
-		Join("LEFT JOIN users AS u ON u.tenant_id = rm.tenant_id AND u.id = rm.assignee_id")
-	if cond, args := s.whose(auth.FeatureLeads, "l.owner_id", "l.created_by"); cond != "" {
-		q = q.Where("("+cond+" OR rm.assignee_id = ?)", append(args, s.UserID)...)
+// Entity is the kind of record the reminder belongs to, and the record's id.
+func (r *Reminder) Entity() (*Entity, int64) {
+	if r.ClientID != nil {
+		return ClientEntity, *r.ClientID
 	}
-	return q
+	if r.LeadID != nil {
+		return LeadEntity, *r.LeadID
+	}
+	return nil, 0
+}
+
+// reminderViews selects the reminders the scope reaches: those of the leads and clients it
+// reaches, and those assigned to its user.
+func (s Scope) reminderViews(rows any) *bun.SelectQuery {
+	q := s.Select(rows).ColumnExpr("rm.*, u.name AS assignee_name, l.customer_name AS lead_name, c.customer_name AS client_name").
+		Join("LEFT JOIN leads AS l ON l.tenant_id = rm.tenant_id AND l.id = rm.lead_id").
+		Join("LEFT JOIN clients AS c ON c.tenant_id = rm.tenant_id AND c.id = rm.client_id").
+		Join("LEFT JOIN users AS u ON u.tenant_id = rm.tenant_id AND u.id = rm.assignee_id")
+	leadCond, leadArgs := s.whose(auth.FeatureLeads, "l.owner_id", "l.created_by")
+	clientCond, clientArgs := s.whose(auth.FeatureClients, "c.owner_id", "c.created_by")
+	if leadCond == "" && clientCond == "" {
+		return q
+	}
+	if leadCond == "" {
+		leadCond = "1 = 1"
+	}
+	if clientCond == "" {
+		clientCond = "1 = 1"
+	}
+	args := append(append(leadArgs, clientArgs...), s.UserID)
+	return q.Where("((rm.lead_id IS NOT NULL AND "+leadCond+") OR (rm.client_id IS NOT NULL AND "+clientCond+") OR rm.assignee_id = ?)", args...)
 }
 
 func markOverdue(rows []ReminderView, now time.Time) {
@@ -79,10 +105,24 @@ func markOverdue(rows []ReminderView, now time.Time) {
 
 // CreateReminder adds a reminder to a reachable lead; with no assignee it is the creator's.
 func (s Scope) CreateReminder(ctx context.Context, leadID int64, in ReminderInput) (*ReminderView, error) {
+	return s.CreateReminderOn(ctx, EntityLead, leadID, in)
+}
+
+// CreateReminderOn adds a reminder to a reachable lead or client (entity EntityLead or
+// EntityClient); with no assignee it is the creator's. A role that may not create records of
+// that kind is refused (ErrForbidden).
+func (s Scope) CreateReminderOn(ctx context.Context, entity string, recordID int64, in ReminderInput) (*ReminderView, error) {
+	e := EntityNamed(entity)
+	if e == nil {
+		return nil, ErrNotFound
+	}
+	if err := s.mayOn(e, auth.Create); err != nil {
+		return nil, err
+	}
 	errs := in.validate()
 	var id int64
 	err := s.Tx(ctx, func(tx Scope) error {
-		if err := tx.Reachable(ctx, EntityLead, leadID); err != nil {
+		if err := tx.Reachable(ctx, entity, recordID); err != nil {
 			return err
 		}
 		if in.AssigneeID == 0 {
@@ -94,7 +134,13 @@ func (s Scope) CreateReminder(ctx context.Context, leadID int64, in ReminderInpu
 		if len(errs) > 0 {
 			return errs
 		}
-		r := &Reminder{LeadID: leadID, Title: in.Title, Note: in.Note, DueAt: in.DueAt.UTC().Truncate(time.Second), AssigneeID: in.AssigneeID}
+		r := &Reminder{Title: in.Title, Note: in.Note, DueAt: in.DueAt.UTC().Truncate(time.Second), AssigneeID: in.AssigneeID}
+		rid := recordID
+		if e == ClientEntity {
+			r.ClientID = &rid
+		} else {
+			r.LeadID = &rid
+		}
 		if s.UserID != 0 {
 			uid := s.UserID
 			r.CreatedBy = &uid
@@ -103,7 +149,7 @@ func (s Scope) CreateReminder(ctx context.Context, leadID int64, in ReminderInpu
 			return err
 		}
 		id = r.ID
-		return tx.Record(ctx, EntityLead, leadID, "reminder", nil, map[string]any{"id": r.ID, "title": r.Title, "due_at": r.DueAt})
+		return tx.Record(ctx, entity, recordID, "reminder", nil, map[string]any{"id": r.ID, "title": r.Title, "due_at": r.DueAt})
 	})
 	if err != nil {
 		return nil, err
@@ -111,11 +157,25 @@ func (s Scope) CreateReminder(ctx context.Context, leadID int64, in ReminderInpu
 	return s.ReminderView(ctx, id)
 }
 
-// ReminderView loads one reminder of a reachable lead.
+// ReminderView loads one reminder the scope reaches; a role that may not view records of
+// its kind (lead or client) is refused (ErrForbidden).
 func (s Scope) ReminderView(ctx context.Context, id int64) (*ReminderView, error) {
+	return s.reminderFor(ctx, id, auth.View)
+}
+
+// reminderFor loads a reminder the scope reaches and checks its role may act (a) on the kind
+// of record the reminder belongs to.
+func (s Scope) reminderFor(ctx context.Context, id int64, a auth.Action) (*ReminderView, error) {
 	v := &ReminderView{}
 	if err := s.reminderViews(v).Where("rm.id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err)
+	}
+	e, _ := v.Entity()
+	if e == nil {
+		return nil, ErrNotFound
+	}
+	if err := s.mayOn(e, a); err != nil {
+		return nil, err
 	}
 	v.Overdue = v.DoneAt == nil && v.DueAt.Before(time.Now())
 	return v, nil
@@ -125,7 +185,7 @@ func (s Scope) ReminderView(ctx context.Context, id int64) (*ReminderView, error
 func (s Scope) UpdateReminder(ctx context.Context, id int64, in ReminderInput) (*ReminderView, error) {
 	errs := in.validate()
 	err := s.Tx(ctx, func(tx Scope) error {
-		old, err := tx.ReminderView(ctx, id)
+		old, err := tx.reminderFor(ctx, id, auth.Update)
 		if err != nil {
 			return err
 		}
@@ -153,7 +213,8 @@ func (s Scope) UpdateReminder(ctx context.Context, id int64, in ReminderInput) (
 		if _, err := q.Exec(ctx); err != nil {
 			return err
 		}
-		return tx.Record(ctx, EntityLead, old.LeadID, "reminder",
+		e, rid := old.Entity()
+		return tx.Record(ctx, e.Name, rid, "reminder",
 			map[string]any{"id": id, "title": old.Title, "due_at": old.DueAt, "done": old.DoneAt != nil},
 			map[string]any{"id": id, "title": in.Title, "due_at": due, "done": in.Done})
 	})
@@ -166,24 +227,41 @@ func (s Scope) UpdateReminder(ctx context.Context, id int64, in ReminderInput) (
 // DeleteReminder removes a reminder of a reachable lead.
 func (s Scope) DeleteReminder(ctx context.Context, id int64) error {
 	return s.Tx(ctx, func(tx Scope) error {
-		old, err := tx.ReminderView(ctx, id)
+		old, err := tx.reminderFor(ctx, id, auth.Delete)
 		if err != nil {
 			return err
 		}
 		if _, err := tx.Delete((*Reminder)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
 			return err
 		}
-		return tx.Record(ctx, EntityLead, old.LeadID, "reminder", map[string]any{"id": id, "title": old.Title}, nil)
+		e, rid := old.Entity()
+		return tx.Record(ctx, e.Name, rid, "reminder", map[string]any{"id": id, "title": old.Title}, nil)
 	})
 }
 
 // Reminders lists a reachable lead's reminders by due time.
 func (s Scope) Reminders(ctx context.Context, leadID int64) ([]ReminderView, error) {
-	if err := s.Reachable(ctx, EntityLead, leadID); err != nil {
+	return s.RemindersOf(ctx, EntityLead, leadID)
+}
+
+// RemindersOf lists a reachable lead's or client's reminders by due time.
+func (s Scope) RemindersOf(ctx context.Context, entity string, recordID int64) ([]ReminderView, error) {
+	e := EntityNamed(entity)
+	if e == nil {
+		return nil, ErrNotFound
+	}
+	if err := s.mayOn(e, auth.View); err != nil {
 		return nil, err
 	}
+	if err := s.Reachable(ctx, entity, recordID); err != nil {
+		return nil, err
+	}
+	col := "rm.lead_id"
+	if entity == EntityClient {
+		col = "rm.client_id"
+	}
 	out := []ReminderView{}
-	if err := s.reminderViews(&out).Where("rm.lead_id = ?", leadID).OrderExpr("rm.due_at, rm.id").Scan(ctx); err != nil {
+	if err := s.reminderViews(&out).Where(col+" = ?", recordID).OrderExpr("rm.due_at, rm.id").Scan(ctx); err != nil {
 		return nil, err
 	}
 	markOverdue(out, time.Now())

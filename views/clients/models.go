@@ -49,9 +49,11 @@ type View struct {
 	CanDelete bool
 	Documents Documents
 	History   []HistoryItem
-	// Reminders are the reminders of the lead it was converted from (reminders belong to
-	// leads); nil when there is none or the caller may not see leads.
-	Reminders []Reminder
+	// Reminders is the client's own reminders section (add, edit, done, delete).
+	Reminders Reminders
+	// OriginReminders are the reminders of the lead it was converted from (they stay on the
+	// lead); nil when there is none or the caller may not see leads.
+	OriginReminders []Reminder
 	// KeepInTouch is the keep-in-touch section (app/kit).
 	KeepInTouch templ.Component
 }
@@ -104,9 +106,14 @@ type Documents struct {
 
 // Reminder is one reminder as a list shows it.
 type Reminder struct {
-	ID       int64
-	LeadID   int64
-	LeadName string
+	ID         int64
+	LeadID     int64 // 0 for a client's reminder
+	LeadName   string
+	ClientID   int64 // 0 for a lead's reminder
+	ClientName string
+	// ReadOnly hides the done and edit buttons of a list that otherwise shows them (the
+	// caller may not update records of the reminder's kind).
+	ReadOnly bool
 	Title    string
 	Note     string
 	Due      time.Time
@@ -127,6 +134,31 @@ type LeadExtras struct {
 	CanUpdate  bool
 	CanDelete  bool
 	NewForm    ReminderForm
+}
+
+// Href is the reminders section of the record the reminder belongs to.
+func (r Reminder) Href() string {
+	if r.ClientID != 0 {
+		return ClientHref(r.ClientID) + "#reminders"
+	}
+	return "/leads/" + strconv.FormatInt(r.LeadID, 10) + "#reminders"
+}
+
+// RecordName names the lead or client the reminder belongs to.
+func (r Reminder) RecordName() string {
+	if r.ClientID != 0 {
+		return r.ClientName
+	}
+	return r.LeadName
+}
+
+// Reminders is a record's reminders section: its list, with the add form when CanRemind.
+type Reminders struct {
+	Rows      []Reminder
+	CanRemind bool
+	CanUpdate bool
+	CanDelete bool
+	NewForm   ReminderForm
 }
 
 // ReminderForm is the add or edit form of a reminder.
