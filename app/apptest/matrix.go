@@ -225,12 +225,12 @@ var Routes = func() map[string]Route {
 		"POST /leads/{id}/delete":                   {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "lead", Tenant: NotFound},
 		"POST /leads/{id}/convert":                  {Who: Permitted, Perms: []Perm{ClientsCreate, LeadsUpdate}, ID: "lead", Tenant: NotFound},
 		"POST /leads/{id}/reminders":                {Who: Permitted, Perms: []Perm{LeadsCreate}, ID: "lead", Form: reminderForm, Tenant: NotFound},
-		"GET /reminders/{id}/edit":                  {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
-		"POST /reminders/{id}/edit":                 {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "reminder", Form: reminderForm, Tenant: NotFound},
-		"POST /reminders/{id}/done":                 {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "reminder", Tenant: NotFound},
-		"GET /reminders/{id}/delete":                {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
-		"POST /reminders/{id}/delete":               {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound},
-		"GET /notifications":                        {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, OwnerSees: true},
+		"GET /reminders/{id}/edit":                  {Who: Permitted, Perms: []Perm{LeadsUpdate}, AnyOf: []Perm{LeadsUpdate, ClientsUpdate}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
+		"POST /reminders/{id}/edit":                 {Who: Permitted, Perms: []Perm{LeadsUpdate}, AnyOf: []Perm{LeadsUpdate, ClientsUpdate}, ID: "reminder", Form: reminderForm, Tenant: NotFound},
+		"POST /reminders/{id}/done":                 {Who: Permitted, Perms: []Perm{LeadsUpdate}, AnyOf: []Perm{LeadsUpdate, ClientsUpdate}, ID: "reminder", Tenant: NotFound},
+		"GET /reminders/{id}/delete":                {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: []Perm{LeadsDelete, ClientsDelete}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
+		"POST /reminders/{id}/delete":               {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: []Perm{LeadsDelete, ClientsDelete}, ID: "reminder", Tenant: NotFound},
+		"GET /notifications":                        {Who: Permitted, AnyOf: []Perm{LeadsView, ClientsView}, Tenant: Isolated, OwnerSees: true},
 		"GET /leads/export.csv":                     {Who: Permitted, Perms: []Perm{LeadsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 		"POST /leads/{id}/documents":                {Who: Permitted, Perms: []Perm{LeadsCreate}, ID: "lead", Upload: docUpload, Tenant: NotFound},
 		"GET /leads/{id}/documents/{docID}/edit":    {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "lead", Params: map[string]string{"docID": "leadDoc"}, Tenant: NotFound, OwnerSees: true},
@@ -355,12 +355,12 @@ var Routes = func() map[string]Route {
 		"POST /v1/api/lead/create-saved-view":                 {Who: Permitted, Perms: []Perm{LeadsView}, JSON: `{"name":"Other","query":"search=x"}`},
 		"DELETE /v1/api/lead/delete-saved-view/{id}":          {Who: Permitted, Perms: []Perm{LeadsView}, ID: "view", Tenant: NotFound},
 		"POST /v1/api/lead/convert-to-client/{id}":            {Who: Permitted, Perms: []Perm{ClientsCreate, LeadsUpdate}, ID: "lead", Tenant: NotFound},
-		"POST /v1/api/lead/create-remainders":                 {Who: Permitted, Perms: []Perm{LeadsCreate}, JSON: `{"lead_id":{lead},"title":"Call back","due_at":"2030-01-02T10:00:00Z","assignee_id":{my.user}}`, Tenant: NotFound},
-		"GET /v1/api/lead/list-remainders":                    {Who: Permitted, Perms: []Perm{LeadsView}, Query: "lead_id={lead}", Tenant: NotFound, OwnerSees: true},
-		"GET /v1/api/lead/view-remainders/{id}":               {Who: Permitted, Perms: []Perm{LeadsView}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
-		"PUT /v1/api/lead/update-remainders/{id}":             {Who: Permitted, Perms: []Perm{LeadsUpdate}, ID: "reminder", JSON: reminderJSON, Tenant: NotFound},
-		"DELETE /v1/api/lead/delete-remainders/{id}":          {Who: Permitted, Perms: []Perm{LeadsDelete}, ID: "reminder", Tenant: NotFound},
-		"GET /v1/api/notifications":                           {Who: Permitted, Perms: []Perm{LeadsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
+		"POST /v1/api/lead/create-remainders":                 {Who: Permitted, Perms: []Perm{LeadsCreate}, AnyOf: []Perm{LeadsCreate, ClientsCreate}, JSON: `{"lead_id":{lead},"title":"Call back","due_at":"2030-01-02T10:00:00Z","assignee_id":{my.user}}`, Tenant: NotFound},
+		"GET /v1/api/lead/list-remainders":                    {Who: Permitted, Perms: []Perm{LeadsView}, AnyOf: []Perm{LeadsView, ClientsView}, Query: "lead_id={lead}", Tenant: NotFound, OwnerSees: true},
+		"GET /v1/api/lead/view-remainders/{id}":               {Who: Permitted, Perms: []Perm{LeadsView}, AnyOf: []Perm{LeadsView, ClientsView}, ID: "reminder", Tenant: NotFound, OwnerSees: true},
+		"PUT /v1/api/lead/update-remainders/{id}":             {Who: Permitted, Perms: []Perm{LeadsUpdate}, AnyOf: []Perm{LeadsUpdate, ClientsUpdate}, ID: "reminder", JSON: reminderJSON, Tenant: NotFound},
+		"DELETE /v1/api/lead/delete-remainders/{id}":          {Who: Permitted, Perms: []Perm{LeadsDelete}, AnyOf: []Perm{LeadsDelete, ClientsDelete}, ID: "reminder", Tenant: NotFound},
+		"GET /v1/api/notifications":                           {Who: Permitted, AnyOf: []Perm{LeadsView, ClientsView}, Tenant: Isolated, Empty: []string{"data.result", "data.total"}, OwnerSees: true},
 		"GET /v1/api/lead/export-customer-lead":               {Who: Permitted, Perms: []Perm{LeadsExport}, Tenant: Isolated, Empty: []string{"csv"}, OwnerSees: true},
 
 		// Clients API.
@@ -427,6 +427,9 @@ var Routes = func() map[string]Route {
 		add(key, r)
 	}
 	for key, r := range kitRoutes() { // matrix_kit.go
+		add(key, r)
+	}
+	for key, r := range clientReminderRoutes() { // matrix_clientrem.go
 		add(key, r)
 	}
 	return m
