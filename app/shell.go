@@ -32,8 +32,8 @@ var (
 // dueReminders fills the shell's notifications area: the user's due reminders, overdue
 // ones counted apart.
 func (s *server) dueReminders(r *http.Request, sh *layout.Shell) {
-	if !web.Caller(r).Allows(auth.FeatureLeads, auth.View) {
-		return // reminders belong to leads: without leads, no count
+	if !web.Caller(r).AllowsAny(web.Need{Feature: auth.FeatureLeads, Action: auth.View}, web.Need{Feature: auth.FeatureClients, Action: auth.View}) {
+		return // reminders belong to leads or clients: without either, no count
 	}
 	due, err := web.Scope(r).DueReminders(r.Context(), 99)
 	if err != nil {

@@ -328,12 +328,15 @@ func TestKitPlansFollowConversionAndStopWithTheLead(t *testing.T) {
 		if moved.LeadID != nil || moved.ClientID == nil || *moved.ClientID != c.ID {
 			t.Fatalf("after conversion: lead %v client %v, want the client %d", moved.LeadID, moved.ClientID, c.ID)
 		}
-		// The client's call reminder goes to the lead it came from (reminders belong to leads).
+		// The client's call reminder goes to the client itself; the lead it came from gets none.
 		if n, err := db.ProduceDueKit(ctx, start.Add(time.Minute), store.KitHooks{}); err != nil || n != 1 {
 			t.Fatalf("produced %d (%v), want 1", n, err)
 		}
-		if len(e.kitReminders(t)) != 1 {
-			t.Fatalf("%d reminders, want 1", len(e.kitReminders(t)))
+		if len(e.kitReminders(t)) != 0 {
+			t.Fatalf("%d reminders on the lead, want 0", len(e.kitReminders(t)))
+		}
+		if rows, err := e.s.RemindersOf(ctx, store.EntityClient, c.ID); err != nil || len(rows) != 1 || rows[0].KitID == nil || *rows[0].KitID != p.ID {
+			t.Fatalf("reminders on the client: %+v %v, want the plan's one", rows, err)
 		}
 
 		other, _, err := e.s.CreateLead(ctx, store.LeadInput{Contact: store.Contact{CustomerName: "Gone", CompanyEmail: "gone@hooli.test"}}, "", "")
@@ -384,6 +387,60 @@ func TestKitScheduleFromNow(t *testing.T) {
 			Interval: store.IntervalOnce, Start: past.Format(store.KitStartLayout)})
 		if err == nil {
 			t.Fatal("a one-off plan in the past was accepted")
+		}
+	})
+}
+
+// TestKitClientWithoutLeadGetsItsReminder: a call plan on a client created without a lead
+// gives the plan's owner a reminder on the client itself when due, which the reminder worker
+// fires into the owner's notifications.
+func TestKitClientWithoutLeadGetsItsReminder(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newKitEnv(t, db, "initech")
+		c, err := e.s.CreateClient(ctx, store.ClientInput{Contact: store.Contact{CustomerName: "Bob Direct", CompanyEmail: "bob@initech.test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.LeadID != nil {
+			t.Fatalf("client has a lead: %v", *c.LeadID)
+		}
+		start := time.Now().Add(time.Hour).Truncate(time.Minute)
+		p, err := e.s.CreateKeepInTouch(ctx, store.KeepInTouchInput{Entity: store.EntityClient, RecordID: c.ID, Type: store.KitCall,
+			Interval: store.IntervalWeekly, Start: start.UTC().Format(store.KitStartLayout), Subject: "Check in"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		due := start.Add(time.Minute)
+		if n, err := db.ProduceDueKit(ctx, due, store.KitHooks{}); err != nil || n != 1 {
+			t.Fatalf("produced %d (%v), want 1", n, err)
+		}
+		rows, err := e.s.RemindersOf(ctx, store.EntityClient, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 {
+			t.Fatalf("%d reminders on the client, want 1", len(rows))
+		}
+		rm := rows[0]
+		if rm.ClientID == nil || *rm.ClientID != c.ID || rm.LeadID != nil || rm.AssigneeID != e.ownerID || rm.KitID == nil || *rm.KitID != p.ID ||
+			!rm.DueAt.Equal(start.UTC()) || rm.ClientName != "Bob Direct" || rm.Title != "Call: Check in" {
+			t.Fatalf("reminder %+v", rm)
+		}
+		if h, err := e.s.History(ctx, store.EntityClient, c.ID, 10); err != nil || len(h) == 0 {
+			t.Fatalf("client history: %v %v", h, err)
+		}
+		// Not yet a notification; fired, it is the owner's.
+		if got, err := e.s.DueReminders(ctx, 10); err != nil || len(got) != 0 {
+			t.Fatalf("notifications before firing: %v %v", got, err)
+		}
+		if _, err := db.FireDueReminders(ctx, due, 100); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.s.DueReminders(ctx, 10)
+		if err != nil || len(got) != 1 || got[0].ID != rm.ID || got[0].ClientID == nil || *got[0].ClientID != c.ID {
+			t.Fatalf("notifications after firing: %+v %v", got, err)
 		}
 	})
 }

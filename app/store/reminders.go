@@ -166,16 +166,22 @@ func (s Scope) ReminderView(ctx context.Context, id int64) (*ReminderView, error
 // reminderFor loads a reminder the scope reaches and checks its role may act (a) on the kind
 // of record the reminder belongs to.
 func (s Scope) reminderFor(ctx context.Context, id int64, a auth.Action) (*ReminderView, error) {
-	v := &ReminderView{}
-	if err := s.reminderViews(v).Where("rm.id = ?", id).Scan(ctx); err != nil {
+	// The record's kind first: a role without the action on that kind is refused (403)
+	// before the reach of its records is applied (a 404 for a record it does not reach).
+	rec := &Reminder{}
+	if err := s.Select(rec).Column("lead_id", "client_id").Where("id = ?", id).Scan(ctx); err != nil {
 		return nil, notFound(err)
 	}
-	e, _ := v.Entity()
+	e, _ := rec.Entity()
 	if e == nil {
 		return nil, ErrNotFound
 	}
 	if err := s.mayOn(e, a); err != nil {
 		return nil, err
+	}
+	v := &ReminderView{}
+	if err := s.reminderViews(v).Where("rm.id = ?", id).Scan(ctx); err != nil {
+		return nil, notFound(err)
 	}
 	v.Overdue = v.DoneAt == nil && v.DueAt.Before(time.Now())
 	return v, nil
