@@ -166,7 +166,8 @@ async function addLead(page, v) {
 
 /**
  * swReady waits for the service worker to be active and to hold the screens, the bundle and
- * the page's message file: all the app needs to open offline.
+ * the page's message file, and for the masters on the phone: all the app needs to open, and
+ * add a lead, offline.
  */
 async function swReady(page) {
   await page.evaluate(async (screens) => {
@@ -181,6 +182,12 @@ async function swReady(page) {
     }
     throw new Error(`the service worker did not take the page or keep the screens: controller ${!!navigator.serviceWorker.controller}, kept ${keys.join(' ')}`);
   }, SCREENS);
+  // The app fetches the masters (lead types, sources) at its first start so the add-lead
+  // form works offline; the list now paints before that call answers, so wait for them too.
+  for (let i = 0; (await readStored(page, 'masters')) === null; i++) {
+    if (i === 200) throw new Error('the masters were not kept on the phone');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function quiet(ms = 800) {
