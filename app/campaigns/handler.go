@@ -37,18 +37,9 @@ func (h *Handler) start(tenantID, userID, sendID int64) {
 	go func() {
 		defer h.runs.Done()
 		ctx := context.Background()
-		s := h.web.DB.System(tenantID, userID)
-		for {
-			done, err := s.RunEmailSendBatch(ctx, sendID)
-			h.wake()
-			if err != nil {
-				_ = s.RunEmailSend(ctx, sendID) // records the failure on the send
-				slog.Warn("bulk email send failed", "send", sendID, "err", err)
-				return
-			}
-			if done {
-				return
-			}
+		// Each batch queued wakes the sender; a failure is recorded on the send.
+		if err := h.web.DB.System(tenantID, userID).RunEmailSend(ctx, sendID, h.wake); err != nil {
+			slog.Warn("bulk email send failed", "send", sendID, "err", err)
 		}
 	}()
 }

@@ -206,9 +206,13 @@ func (s Scope) EmailSends(ctx context.Context, limit int) ([]EmailSend, error) {
 // RunEmailSend works through a send batch by batch (SendBatch recipients a transaction,
 // its progress saved with each), until it is done. A send interrupted half-way resumes
 // where it stopped: a recipient's outcome is written in the batch that enqueued it.
-func (s Scope) RunEmailSend(ctx context.Context, id int64) error {
+// afterBatch, when set, runs after each batch (the sender is woken to send what it queued).
+func (s Scope) RunEmailSend(ctx context.Context, id int64, afterBatch func()) error {
 	for ctx.Err() == nil {
 		done, err := s.RunEmailSendBatch(ctx, id)
+		if afterBatch != nil {
+			afterBatch()
+		}
 		if err != nil {
 			msg := err.Error()
 			_, _ = s.Update((*EmailSend)(nil)).Set("status = ?", SendFailed).Set("last_error = ?", msg).

@@ -69,7 +69,7 @@ func TestEmailSend(t *testing.T) {
 		if _, err := db.System(tn2.ID, u2.ID).EmailSend(ctx, send.ID); err == nil {
 			t.Fatal("another tenant sees the send")
 		}
-		if err := s.RunEmailSend(ctx, send.ID); err != nil {
+		if err := s.RunEmailSend(ctx, send.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		send, _ = s.EmailSend(ctx, send.ID)
@@ -98,7 +98,7 @@ func TestEmailSend(t *testing.T) {
 			t.Fatalf("unsubscribed address: %+v", got["gone@x.test"])
 		}
 		// A second run does nothing more.
-		if err := s.RunEmailSend(ctx, send.ID); err != nil {
+		if err := s.RunEmailSend(ctx, send.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		if again, _ := s.EmailSend(ctx, send.ID); again.Queued != 2 {
@@ -143,7 +143,7 @@ func TestEmailSendTenThousand(t *testing.T) {
 			t.Fatal(err)
 		}
 		created := time.Since(start)
-		if err := s.RunEmailSend(ctx, send.ID); err != nil {
+		if err := s.RunEmailSend(ctx, send.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		total := time.Since(start)
