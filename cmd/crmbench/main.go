@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,54 +54,48 @@ func main() {
 
 // config is what a run measures and where.
 type config struct {
-	crm      string
-	pgURL    string
-	pgDB     string
-	sqlite   string
-	engines  []string
-	leads    int
-	reps     int
-	duration time.Duration
-	mixed    time.Duration
-	mixRate  int
-	reseed   bool
+	crm          string
+	pgURL        string
+	pgDB         string
+	sqlite       string
+	engines      []string
+	leads        int
+	reps         int
+	duration     time.Duration
+	mixed        time.Duration
+	mixRate      int
+	reseed       bool
+	seq          int           // requests per sequential case
+	maxRateSteps int           // loads of the search for the highest rate (0: none)
+	step         time.Duration // length of each of those loads
+	importRows   int           // rows of the CSV import measurement (0: none)
+	cases        map[string]bool
 }
+
+// allCases are the parts of a run --cases chooses from.
+var allCases = []string{"rates", "seq", "direct", "mixed", "maxrate", "sizes", "import"}
+
+// has reports whether the run measures the part.
+func (c config) has(part string) bool { return c.cases[part] }
 
 const password = "Bench@12345"
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("crmbench", flag.ContinueOnError)
-	c := config{}
-	defPG := getenv("TEST_DATABASE_URL")
-	if defPG == "" {
-		defPG = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	engines := fs.String("engines", "postgres,sqlite", "engines to measure, comma-separated")
-	fs.StringVar(&c.crm, "crm", "bin/crm", "the crm binary (`just build` makes it)")
-	fs.StringVar(&c.pgURL, "pg", defPG, "a PostgreSQL server (env TEST_DATABASE_URL); the bench uses a database of its own on it")
-	fs.StringVar(&c.pgDB, "pg-database", "crm_bench", "the bench's database on that server (created when missing)")
-	fs.StringVar(&c.sqlite, "sqlite", filepath.Join(os.TempDir(), "crmbench", "crm.db"), "the SQLite database file")
-	fs.IntVar(&c.leads, "leads", 1_000_000, "leads per tenant")
-	fs.IntVar(&c.reps, "reps", 9, "sales users per tenant besides the administrator (the leads' owners)")
-	fs.DurationVar(&c.duration, "duration", 20*time.Second, "length of each latency measurement")
-	fs.DurationVar(&c.mixed, "mixed", 60*time.Second, "length of the steady mixed load (0: none)")
-	fs.IntVar(&c.mixRate, "rate", 200, "requests per second of the mixed load")
-	fs.BoolVar(&c.reseed, "reseed", false, "start from an empty database even if one is seeded")
-	if err := fs.Parse(args); err != nil {
+	c, err := parseFlags(args, getenv)
+	if err != nil {
 		return err
-	}
-	c.engines = strings.Split(*engines, ",")
-	if c.duration <= 0 {
-		return errors.New("--duration must be positive")
 	}
 	if _, err := os.Stat(c.crm); err != nil {
 		return fmt.Errorf("%s: %w (run `npx just build` first)", c.crm, err)
 	}
+	started := time.Now()
 	machine(stdout)
 	var all []result
+	var loads []string
 	for _, e := range c.engines {
 		var res []result
 		var err error
+		loads = append(loads, fmt.Sprintf("%s %s", e, loadLine()))
 		switch e {
 		case "postgres":
 			res, err = benchEngine(ctx, c, e, 2, stdout)
@@ -114,24 +109,72 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		}
 		all = append(all, res...)
 	}
-	fmt.Fprintln(stdout, "\n## Results")
-	fmt.Fprintln(stdout, "\n| Engine | Measurement | Rate | Requests | p50 | p95 | p99 | max | Errors | Budget |")
-	fmt.Fprintln(stdout, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
-	failed := 0
-	for _, r := range all {
-		fmt.Fprintln(stdout, r.row())
-		if !r.ok() {
-			failed++
-		}
-	}
+	fmt.Fprintln(stdout, "\n## Results (ready for docs/PERFORMANCE.md)")
+	fmt.Fprintln(stdout, "\n"+methodLine(c, args, started, loads))
+	failed := printTables(stdout, all)
 	if failed > 0 {
 		return fmt.Errorf("%d measurement(s) over budget", failed)
 	}
 	return nil
 }
 
+// parseFlags reads the command line.
+func parseFlags(args []string, getenv func(string) string) (config, error) {
+	fs := flag.NewFlagSet("crmbench", flag.ContinueOnError)
+	c := config{}
+	defPG := getenv("TEST_DATABASE_URL")
+	if defPG == "" {
+		defPG = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	engines := fs.String("engines", "postgres,sqlite", "engines to measure, comma-separated")
+	cases := fs.String("cases", strings.Join(allCases, ","), "parts to measure, comma-separated: "+strings.Join(allCases, ", "))
+	fs.StringVar(&c.crm, "crm", "bin/crm", "the crm binary (`just build` makes it)")
+	fs.StringVar(&c.pgURL, "pg", defPG, "a PostgreSQL server (env TEST_DATABASE_URL); the bench uses a database of its own on it")
+	fs.StringVar(&c.pgDB, "pg-database", "crm_bench", "the bench's database on that server (created when missing)")
+	fs.StringVar(&c.sqlite, "sqlite", filepath.Join(os.TempDir(), "crmbench", "crm.db"), "the SQLite database file")
+	fs.IntVar(&c.leads, "leads", 1_000_000, "leads per tenant")
+	fs.IntVar(&c.reps, "reps", 9, "sales users per tenant besides the administrator (the leads' owners)")
+	fs.DurationVar(&c.duration, "duration", 20*time.Second, "length of each fixed-rate latency measurement")
+	fs.DurationVar(&c.mixed, "mixed", 60*time.Second, "length of the steady mixed load (0: none)")
+	fs.IntVar(&c.mixRate, "rate", 200, "requests per second of the mixed load")
+	fs.BoolVar(&c.reseed, "reseed", false, "start from an empty database even if one is seeded")
+	fs.IntVar(&c.seq, "seq", 300, "requests per sequential case (one client, one request at a time), after a warm-up of a tenth")
+	fs.IntVar(&c.maxRateSteps, "max-rate-steps", 8, "loads of the search for the highest mixed rate with p99 ≤ 100 ms (0: none)")
+	fs.DurationVar(&c.step, "step", 15*time.Second, "length of each load of that search")
+	fs.IntVar(&c.importRows, "import-rows", 100_000, "rows of the CSV import measurement (0: skip it)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	c.engines = strings.Split(*engines, ",")
+	c.cases = map[string]bool{}
+	for _, p := range strings.Split(*cases, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !slices.Contains(allCases, p) {
+			return c, fmt.Errorf("--cases: unknown part %q (parts: %s)", p, strings.Join(allCases, ", "))
+		}
+		c.cases[p] = true
+	}
+	switch {
+	case c.duration <= 0:
+		return c, errors.New("--duration must be positive")
+	case c.seq <= 0:
+		return c, errors.New("--seq must be positive")
+	case c.step <= 0:
+		return c, errors.New("--step must be positive")
+	}
+	return c, nil
+}
+
 // machine prints what the figures were taken on.
 func machine(w io.Writer) {
+	fmt.Fprintf(w, "# crmbench %s\n\nmachine: %s; load average at start: %s\n",
+		time.Now().UTC().Format(time.RFC3339), machineLine(), loadLine())
+}
+
+// machineLine describes the machine: CPUs, memory, system, Go.
+func machineLine() string {
 	model := ""
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
@@ -145,10 +188,61 @@ func machine(w io.Writer) {
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		mem = strings.Fields(strings.SplitN(string(b), "\n", 2)[0])[1] + " kB"
 	}
-	load, _ := os.ReadFile("/proc/loadavg")
-	fmt.Fprintf(w, "# crmbench %s\n\nmachine: %d CPUs (%s), memory %s, %s/%s, %s; load average at start: %s\n",
-		time.Now().UTC().Format(time.RFC3339), runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH,
-		runtime.Version(), strings.TrimSpace(string(load)))
+	return fmt.Sprintf("%d CPUs (%s), memory %s, %s/%s, %s", runtime.NumCPU(), model, mem, runtime.GOOS, runtime.GOARCH,
+		runtime.Version())
+}
+
+// loadLine is the load average (1, 5 and 15 minutes), or "unknown".
+func loadLine() string {
+	one, five, fifteen, ok := loadAverage()
+	if !ok {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f %.2f %.2f", one, five, fifteen)
+}
+
+// loadAverage reads /proc/loadavg.
+func loadAverage() (one, five, fifteen float64, ok bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return 0, 0, 0, false
+	}
+	var errs [3]error
+	one, errs[0] = strconv.ParseFloat(f[0], 64)
+	five, errs[1] = strconv.ParseFloat(f[1], 64)
+	fifteen, errs[2] = strconv.ParseFloat(f[2], 64)
+	return one, five, fifteen, errors.Join(errs[:]...) == nil
+}
+
+// quietLoad is the 1-minute load average above which the figures are not those of a quiet
+// machine: the client, the server and the database share the cores.
+const quietLoad = 1.5
+
+// checkLoad prints the load average and warns when the machine is busy.
+func checkLoad(w io.Writer) {
+	one, _, _, ok := loadAverage()
+	fmt.Fprintf(w, "load average: %s\n", loadLine())
+	if ok && one > quietLoad {
+		fmt.Fprintf(w, "\n!!! WARNING: the 1-minute load average is %.2f (> %.1f): the machine is busy, and every\n"+
+			"!!! latency below will be higher than on a quiet machine. Take the figures again when it is quiet.\n\n", one, quietLoad)
+	}
+}
+
+// methodLine says how the figures were taken, for the docs.
+func methodLine(c config, args []string, started time.Time, loads []string) string {
+	commit := "unknown commit"
+	if b, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		commit = "`" + strings.TrimSpace(string(b)) + "`"
+	}
+	return fmt.Sprintf("Method: `npx just bench %s` on %s, %s; %s; load average (1, 5, 15 min) at each engine's start: %s. "+
+		"Sequential cases: one client, one request at a time, %d requests per case after a warm-up of %d, keep-alive, "+
+		"gzip, latency to the answer's last byte. Fixed-rate loads: vegeta, %d leads per tenant.",
+		strings.Join(args, " "), started.UTC().Format("2006-01-02"), commit, machineLine(), strings.Join(loads, "; "),
+		c.seq, warmups(c.seq), c.leads)
 }
 
 // tenantSpec is one seeded tenant of the bench.
@@ -172,6 +266,7 @@ func (c config) repEmail(tenant, i int) string {
 // benchEngine prepares the engine's database, starts the server and measures it.
 func benchEngine(ctx context.Context, c config, engine string, tenants int, out io.Writer) ([]result, error) {
 	fmt.Fprintf(out, "\n## %s: %d tenant(s) of %d leads\n\n", engine, tenants, c.leads)
+	checkLoad(out)
 	dbURL, err := c.prepare(ctx, engine, out)
 	if err != nil {
 		return nil, err
@@ -181,11 +276,11 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 		return nil, err
 	}
 	env := []string{"DATABASE_URL=" + dbURL}
+	appURL := dbURL
 	if engine != "sqlite" {
 		// The server logs in as a role row-level security binds, as in production, and
 		// migrates (and grants it its rights) with the owner's URL.
-		appURL, err := appRoleURL(ctx, dbURL)
-		if err != nil {
+		if appURL, err = appRoleURL(ctx, dbURL); err != nil {
 			return nil, err
 		}
 		env = []string{"DATABASE_URL=" + appURL, "MIGRATE_DATABASE_URL=" + dbURL}
@@ -195,7 +290,42 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 		return nil, err
 	}
 	defer srv.stop()
-	return measure(ctx, c, engine, srv.base, specs, out)
+	b, err := newBench(ctx, c, engine, srv, specs, out)
+	if err != nil {
+		return nil, err
+	}
+	b.dbURL, b.appURL = dbURL, appURL
+	steps := []struct {
+		part string
+		fn   func(context.Context) error
+	}{
+		{"rates", b.rates},     // fixed-rate loads: page 1, a selective search, the /leads page
+		{"seq", b.sequential},  // one client, sequential, --seq requests per case
+		{"direct", b.direct},   // page 1 and the lead view against their SQL run directly
+		{"mixed", b.mixed},     // the steady mixed load at --rate
+		{"maxrate", b.maxRate}, // the highest mixed rate with p99 ≤ 100 ms
+		{"sizes", b.sizes},     // bytes per million leads
+	}
+	for _, st := range steps {
+		if !c.has(st.part) || ctx.Err() != nil {
+			continue
+		}
+		if err := st.fn(ctx); err != nil {
+			return b.results, fmt.Errorf("%s: %w", st.part, err)
+		}
+	}
+	srv.stop() // the import runs on a quiet machine, with a server of its own if it needs one
+	if c.has("import") && c.importRows > 0 && ctx.Err() == nil {
+		// ---- CSV import (issue 13): cmd/crmbench/import.go, the "import" helper's part. ----
+		// TODO(integrator): enable once import.go defines benchImport.
+		// res, err := benchImport(ctx, c, engine, dbURL, out)
+		// if err != nil {
+		// 	return b.results, fmt.Errorf("import: %w", err)
+		// }
+		// b.results = append(b.results, res...)
+		fmt.Fprintf(out, "import: not measured here yet (cmd/crmbench/import.go, %d rows)\n", c.importRows)
+	}
+	return b.results, nil
 }
 
 // prepare makes sure the engine's database exists (empty when reseeding) and returns its URL.
@@ -306,9 +436,11 @@ func (c config) seed(ctx context.Context, dbURL string, tenants int, out io.Writ
 
 // server is a running `crm serve`.
 type server struct {
-	cmd  *exec.Cmd
-	base string
-	done chan error
+	cmd     *exec.Cmd
+	base    string
+	metrics string // its /metrics URL (--metrics-addr), "" when it printed none
+	done    chan error
+	once    sync.Once
 }
 
 // benchAppRole is the PostgreSQL role the bench's server logs in as.
@@ -340,7 +472,8 @@ func appRoleURL(ctx context.Context, ownerURL string) (string, error) {
 }
 
 func startServer(ctx context.Context, crm string, env []string, out io.Writer) (*server, error) {
-	cmd := exec.Command(crm, "serve", "--addr", "127.0.0.1:0")
+	// --metrics-addr: the request histograms (statements per request) on an address of their own.
+	cmd := exec.Command(crm, "serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -357,7 +490,11 @@ func startServer(ctx context.Context, crm string, env []string, out io.Writer) (
 	s := &server{cmd: cmd, done: make(chan error, 1)}
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
-		if line := sc.Text(); strings.HasPrefix(line, "CRM is running at ") {
+		line := sc.Text()
+		if m, ok := strings.CutPrefix(line, "Metrics at "); ok {
+			s.metrics = strings.Fields(m)[0]
+		}
+		if strings.HasPrefix(line, "CRM is running at ") {
 			s.base = strings.Fields(strings.TrimPrefix(line, "CRM is running at "))[0]
 			break
 		}
@@ -367,7 +504,7 @@ func startServer(ctx context.Context, crm string, env []string, out io.Writer) (
 		s.stop()
 		return nil, fmt.Errorf("the server did not start on 127.0.0.1 (log: %s)", logFile.Name())
 	}
-	fmt.Fprintf(out, "server at %s (pid %d, log %s)\n", s.base, cmd.Process.Pid, logFile.Name())
+	fmt.Fprintf(out, "server at %s (pid %d, log %s, metrics %s)\n", s.base, cmd.Process.Pid, logFile.Name(), s.metrics)
 	for range 100 {
 		if res, err := http.Get(s.base + "/readyz"); err == nil {
 			res.Body.Close()
@@ -381,58 +518,16 @@ func startServer(ctx context.Context, crm string, env []string, out io.Writer) (
 	return nil, errors.New("the server did not become ready")
 }
 
-// stop ends the server started here (by its process, with SIGTERM, then SIGKILL).
+// stop ends the server started here (by its process, with SIGTERM, then SIGKILL); once.
 func (s *server) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(20 * time.Second):
-		_ = s.cmd.Process.Kill()
-	}
-}
-
-// result is one measurement.
-type result struct {
-	engine, name string
-	rate         int
-	m            *vegeta.Metrics
-	quantile     float64 // the budgeted quantile (0.95 or 0.99), 0 for none
-	budget       time.Duration
-	zeroErrors   bool
-	note         string
-}
-
-func (r result) ok() bool {
-	if r.m == nil {
-		return true
-	}
-	if r.zeroErrors && (r.m.Success < 1 || len(r.m.Errors) > 0) {
-		return false
-	}
-	return r.quantile == 0 || r.m.Latencies.Quantile(r.quantile) <= r.budget
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-
-func (r result) row() string {
-	if r.m == nil {
-		return fmt.Sprintf("| %s | %s | | | | | | | | %s |", r.engine, r.name, r.note)
-	}
-	l := r.m.Latencies
-	errs := int(r.m.Requests) - int(float64(r.m.Requests)*r.m.Success+0.5)
-	budget := "zero errors"
-	if r.quantile > 0 {
-		budget = fmt.Sprintf("p%.0f ≤ %s", r.quantile*100, ms(r.budget))
-	}
-	verdict := "met"
-	if !r.ok() {
-		verdict = "**missed**"
-	}
-	if len(r.m.Errors) > 0 {
-		verdict += " (" + strings.Join(r.m.Errors[:min(len(r.m.Errors), 3)], "; ") + ")"
-	}
-	return fmt.Sprintf("| %s | %s | %d/s | %d | %s | %s | %s | %s | %d | %s: %s |", r.engine, r.name, r.rate, r.m.Requests,
-		ms(l.P50), ms(l.P95), ms(l.P99), ms(l.Max), errs, budget, verdict)
+	s.once.Do(func() {
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(20 * time.Second):
+			_ = s.cmd.Process.Kill()
+		}
+	})
 }
 
 // session is a signed-in caller: a bearer token for the API, cookies for the pages.
@@ -567,165 +662,4 @@ func attack(ctx context.Context, name string, tr vegeta.Targeter, rate int, d ti
 	}
 	m.Close()
 	return m
-}
-
-// measure builds the request sets from the seeded data and runs every measurement.
-func measure(ctx context.Context, c config, engine, base string, specs []tenantSpec, out io.Writer) ([]result, error) {
-	type caller struct {
-		admin, rep session
-		ids        []int64  // a sample of the tenant's lead ids
-		terms      []string // selective search terms (an email's local part)
-		cursors    []string // next-page cursors of several sorts
-		masters    map[string][]string
-	}
-	const list = "/v1/api/lead/list-customer-lead"
-	var callers []caller
-	for ti, sp := range specs {
-		admin, err := apiLogin(base, sp.admin)
-		if err != nil {
-			return nil, err
-		}
-		rep, err := apiLogin(base, c.repEmail(ti, 0))
-		if err != nil {
-			return nil, err
-		}
-		cl := caller{admin: admin, rep: rep, masters: map[string][]string{}}
-		for _, kind := range []string{"stage", "status"} {
-			var d struct {
-				Data []struct {
-					Value int64 `json:"value"`
-				} `json:"data"`
-			}
-			if err := getJSON(base, "/v1/api/dropdown-lead-"+kind+"-master", admin, &d); err != nil {
-				return nil, err
-			}
-			for _, o := range d.Data {
-				cl.masters[kind] = append(cl.masters[kind], strconv.FormatInt(o.Value, 10))
-			}
-		}
-		// Sample leads across the tenant: a page at several depths of the id order.
-		r := rand.New(rand.NewPCG(uint64(sp.id), 1))
-		for range 10 {
-			var a listAnswer
-			page := 1 + r.IntN(max(c.leads/100, 1))
-			if err := getJSON(base, fmt.Sprintf("%s?limit=100&page=%d", list, min(page, 400)), admin, &a); err != nil {
-				return nil, err
-			}
-			for _, l := range a.Data.Result {
-				cl.ids = append(cl.ids, l.ID)
-				if at := strings.IndexByte(l.CompanyEmail, '@'); at > 0 && len(cl.terms) < 200 {
-					cl.terms = append(cl.terms, l.CompanyEmail[:at])
-				}
-			}
-		}
-		for _, q := range []string{"", "sort=customer_name", "sort=company_name&order=desc", "sort=stage", "sort=created_at",
-			"sort=company_email", "sort=status"} {
-			path := list + "?limit=20&" + q
-			for range 5 { // five pages deep
-				var a listAnswer
-				if err := getJSON(base, path, admin, &a); err != nil {
-					return nil, err
-				}
-				if a.Data.Next == nil {
-					break
-				}
-				path = list + "?limit=20&" + q + "&after=" + url.QueryEscape(*a.Data.Next)
-				cl.cursors = append(cl.cursors, strings.TrimPrefix(path, list))
-			}
-		}
-		callers = append(callers, cl)
-	}
-	fmt.Fprintf(out, "sampled %d leads, %d search terms, %d cursors\n", len(callers[0].ids), len(callers[0].terms), len(callers[0].cursors))
-	one := callers[0]
-	var results []result
-	run := func(name string, p *picker, rate int, d time.Duration, q float64, budget time.Duration, zero bool) {
-		fmt.Fprintf(out, "measuring %s: %d/s for %s\n", name, rate, d)
-		m := attack(ctx, name, p.targeter(base), rate, d)
-		r := result{engine: engine, name: name, rate: rate, m: m, quantile: q, budget: budget, zeroErrors: zero}
-		fmt.Fprintln(out, r.row())
-		results = append(results, r)
-	}
-
-	// Warm up: the first requests after a start read the indexes from disk.
-	warm := newPicker(1)
-	warm.add(1, []target{{list + "?page=1&limit=20", one.admin}})
-	for _, term := range one.terms {
-		warm.add(1, []target{{list + "?search=" + url.QueryEscape(term), one.admin}})
-	}
-	attack(ctx, "warm-up", warm.targeter(base), 50, 10*time.Second)
-
-	p := newPicker(2)
-	p.add(1, []target{{list + "?page=1&limit=20", one.admin}})
-	run("list-customer-lead, page 1", p, 50, c.duration, 0.99, 25*time.Millisecond, true)
-
-	p = newPicker(3)
-	var searches []target
-	for _, term := range one.terms {
-		searches = append(searches, target{list + "?search=" + url.QueryEscape(term), one.admin})
-	}
-	p.add(1, searches)
-	run("selective search", p, 20, c.duration, 0.95, 50*time.Millisecond, true)
-
-	if engine == "postgres" || len(c.engines) == 1 {
-		page, err := pageLogin(base, specs[0].admin)
-		if err != nil {
-			return nil, err
-		}
-		req, _ := http.NewRequest("GET", base+"/leads", nil)
-		req.Header = page.header.Clone()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		res.Body.Close()
-		if res.StatusCode == 200 {
-			p = newPicker(4)
-			p.add(1, []target{{"/leads", page}})
-			run("/leads page (HTML)", p, 20, c.duration, 0.99, 40*time.Millisecond, true)
-		} else {
-			results = append(results, result{engine: engine, name: "/leads page (HTML)", note: fmt.Sprintf("not measured: GET /leads answered %d", res.StatusCode)})
-		}
-	}
-
-	// The steady mixed load: lists (first pages of several sorts and filters, and next
-	// pages), searches and lead views, by administrators and sales users of every tenant.
-	p = newPicker(5)
-	for i, cl := range callers {
-		weight := 1
-		if i == 0 {
-			weight = 3 // most traffic on the first tenant
-		}
-		var lists, next, finds, views, own []target
-		for _, q := range []string{"?page=1&limit=20", "?limit=50&sort=customer_name", "?limit=20&sort=stage",
-			"?limit=20&sort=created_at&order=desc", "?limit=100",
-			"?limit=20&stage_id=" + url.QueryEscape("["+strings.Join(cl.masters["stage"][:2], ",")+"]"),
-			"?limit=20&sort=company_name&status_id=" + url.QueryEscape("["+cl.masters["status"][0]+"]")} {
-			lists = append(lists, target{list + q, cl.admin})
-		}
-		for _, cur := range cl.cursors {
-			next = append(next, target{list + cur, cl.admin})
-		}
-		for j, term := range cl.terms {
-			finds = append(finds, target{list + "?search=" + url.QueryEscape(term), cl.admin})
-			if j%10 == 0 { // some broader searches: a customer's name
-				finds = append(finds, target{list + "?search=" + url.QueryEscape(strings.ReplaceAll(strings.TrimRight(term, "0123456789"), ".", " ")), cl.admin})
-			}
-		}
-		for _, id := range cl.ids {
-			views = append(views, target{"/v1/api/lead/view-customer-lead/" + strconv.FormatInt(id, 10), cl.admin})
-		}
-		own = append(own, target{list + "?page=1&limit=20", cl.rep}, target{list + "?page=1&limit=20&sort=stage", cl.rep},
-			target{list + "?search=" + url.QueryEscape(cl.terms[0]), cl.rep}, target{list + "?search=sharma", cl.rep})
-		// Of every 100 requests: 30 first pages, 15 next pages, 20 searches, 30 views of a
-		// lead, 5 by a sales user ("own" records).
-		p.add(30*weight, lists)
-		p.add(15*weight, next)
-		p.add(20*weight, finds)
-		p.add(30*weight, views)
-		p.add(5*weight, own)
-	}
-	if c.mixed > 0 && c.mixRate > 0 {
-		run(fmt.Sprintf("mixed list/search/view, %d tenant(s)", len(callers)), p, c.mixRate, c.mixed, 0, 0, true)
-	}
-	return results, nil
 }

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/leads"
+	"crm/app/store"
+)
+
+// The same SQL run directly: the statements the store sends for page 1 of the list and for
+// a lead view, recorded in process (the same store calls as the handlers, with the same
+// caller), then run again as they are over a plain connection, one at a time, to set the
+// app's latency against its SQL's.
+
+// ratioBudget is how many times its SQL's p50 a request's p50 may take.
+const ratioBudget = 2.0
+
+// recorder keeps the text of every statement the store sends.
+type recorder struct {
+	mu    sync.Mutex
+	stmts []string
+}
+
+func (r *recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (r *recorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	r.mu.Lock()
+	r.stmts = append(r.stmts, e.Query)
+	r.mu.Unlock()
+}
+
+// take returns the statements recorded since the last take.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.stmts
+	r.stmts = nil
+	return out
+}
+
+// direct compares page 1 of the list and the lead view with their SQL run directly.
+func (b *bench) direct(ctx context.Context) error {
+	cl := b.callers[0]
+	db, err := store.Open(ctx, b.appURL) // as the server: on PostgreSQL its role, which row-level security binds
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	scope, err := callerScope(ctx, db, cl.spec.id, cl.spec.admin)
+	if err != nil {
+		return err
+	}
+	rec := &recorder{}
+	db.AddQueryHook(rec)
+
+	// The statements of each request, in the order the sequential case asks them.
+	n := warmups(b.c.seq) + b.c.seq
+	q, _, errs := leads.Query(url.Values{"page": {"1"}, "limit": {"20"}})
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	q.Page = 1
+	if _, err := scope.ListLeads(ctx, q); err != nil {
+		return err
+	}
+	listSQL := [][]string{rec.take()}
+	var viewSQL [][]string
+	for k := range min(n, len(cl.ids)) {
+		if _, err := scope.LeadView(ctx, cl.ids[k]); err != nil {
+			return fmt.Errorf("lead %d: %w", cl.ids[k], err)
+		}
+		viewSQL = append(viewSQL, rec.take())
+	}
+	fmt.Fprintf(b.out, "page 1 of the list sends %d statement(s):\n", len(listSQL[0]))
+	for _, s := range listSQL[0] {
+		fmt.Fprintf(b.out, "  %s\n", s)
+	}
+	fmt.Fprintf(b.out, "a lead view sends %d statement(s), e.g.:\n", len(viewSQL[0]))
+	for _, s := range viewSQL[0] {
+		fmt.Fprintf(b.out, "  %s\n", s)
+	}
+
+	conn, done, how, err := b.replayConn(ctx, cl.spec.id)
+	if err != nil {
+		return err
+	}
+	defer done()
+	seqs := map[string]seqCase{}
+	for _, sc := range b.seqCases() {
+		if sc.key != "" {
+			seqs[sc.key] = sc
+		}
+	}
+	for _, c := range []struct {
+		key, name string
+		sql       [][]string
+	}{{keyList, "list page 1 (admin)", listSQL}, {keyView, "lead view, random ids (admin)", viewSQL}} {
+		app, ok := b.app[c.key]
+		if !ok { // the sequential cases did not run: measure the app's side here
+			app = b.runSeq(ctx, seqs[c.key])
+		}
+		st, err := replay(ctx, conn, c.sql, warmups(b.c.seq), b.c.seq)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		r := result{engine: b.engine, name: c.name + ", the same SQL directly", load: fmt.Sprintf("sequential, %d", b.c.seq),
+			st: &st, stmts: strconv.Itoa(len(c.sql[0])), note: how}
+		fmt.Fprintln(b.out, r.row())
+		b.results = append(b.results, r)
+		ratio := float64(app.p50) / float64(st.p50)
+		fig := result{engine: b.engine, name: c.name + ": app p50 ÷ SQL p50",
+			figure: fmt.Sprintf("%.1f× (app %s, SQL %s; p99 %s vs %s)", ratio, ms(app.p50), ms(st.p50), ms(app.p99), ms(st.p99)),
+			limit:  fmt.Sprintf("≤ %.0f×", ratioBudget), missed: !(ratio <= ratioBudget)}
+		fmt.Fprintln(b.out, fig.row())
+		b.results = append(b.results, fig)
+	}
+	return nil
+}
+
+// callerScope is the scope the server gives the user of that email in the tenant: its
+// tenant, its id and its role's permissions, as web.NewPrincipal builds it.
+func callerScope(ctx context.Context, db *store.DB, tenantID int64, email string) (store.Scope, error) {
+	users, err := db.System(tenantID, 0).Users(ctx)
+	if err != nil {
+		return store.Scope{}, err
+	}
+	for _, u := range users {
+		if strings.EqualFold(u.Email, email) {
+			_, t, perms, err := db.Caller(ctx, tenantID, u.ID)
+			if err != nil {
+				return store.Scope{}, err
+			}
+			return db.Tenant(t.ID, u.ID).WithPermissions(perms), nil
+		}
+	}
+	return store.Scope{}, fmt.Errorf("no user %s in tenant %d", email, tenantID)
+}
+
+// replayConn is one plain connection to the bench's database, as the server's statements
+// would find it, what closes it, and a line saying how it was made.
+func (b *bench) replayConn(ctx context.Context, tenantID int64) (*sql.Conn, func(), string, error) {
+	var db *sql.DB
+	var how string
+	if b.engine == "sqlite" {
+		path := strings.TrimPrefix(b.dbURL, "sqlite:")
+		var err error
+		if db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"); err != nil {
+			return nil, nil, "", err
+		}
+		how = "modernc.org/sqlite, one connection"
+	} else {
+		u, err := url.Parse(b.appURL)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		// As the store runs them: each statement in one round trip, unprepared.
+		qv := u.Query()
+		qv.Set("default_query_exec_mode", "exec")
+		u.RawQuery = qv.Encode()
+		if db, err = sql.Open("pgx", u.String()); err != nil {
+			return nil, nil, "", err
+		}
+		how = fmt.Sprintf("pgx, one connection as %s (row-level security applies), app.tenant_id set once", u.User.Username())
+	}
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, "", err
+	}
+	done := func() { conn.Close(); db.Close() }
+	if b.engine != "sqlite" {
+		if _, err := conn.ExecContext(ctx, "SELECT set_config('app.tenant_id', $1, false)", strconv.FormatInt(tenantID, 10)); err != nil {
+			done()
+			return nil, nil, "", err
+		}
+	}
+	return conn, done, how, nil
+}
+
+// replay runs the requests' statements one after the other, warm times to warm up then n
+// times measured: run k runs reqs[k % len(reqs)], reading every row to the end.
+func replay(ctx context.Context, conn *sql.Conn, reqs [][]string, warm, n int) (stats, error) {
+	if len(reqs) == 0 {
+		return stats{}, errors.New("no statement recorded")
+	}
+	lat := make([]time.Duration, 0, n)
+	for k := 0; k < warm+n && ctx.Err() == nil; k++ {
+		start := time.Now()
+		for _, s := range reqs[k%len(reqs)] {
+			if err := drain(ctx, conn, s); err != nil {
+				return stats{}, fmt.Errorf("%w\n%s", err, s)
+			}
+		}
+		if k >= warm {
+			lat = append(lat, time.Since(start))
+		}
+	}
+	return newStats(lat, 0, nil), ctx.Err()
+}
+
+// drain runs one statement and reads its rows.
+func drain(ctx context.Context, conn *sql.Conn, stmt string) error {
+	rows, err := conn.QueryContext(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// listPath is the lead list's API.
+const listPath = "/v1/api/lead/list-customer-lead"
+
+// caller is a tenant of the bench as its callers see it: an administrator and a Sales user
+// with "own" records, signed in through the API (bearer tokens) and through the login form
+// (session cookies, for the pages), and a sample of the tenant's data.
+type caller struct {
+	spec               tenantSpec
+	repEmail           string
+	admin, rep         session
+	adminPage, repPage session
+	ids                []int64  // a sample of the tenant's lead ids, in a random order
+	terms              []string // selective search terms (an email's local part)
+	cursors            []string // next-page cursors of several sorts
+	masters            map[string][]string
+}
+
+// bench is one engine's measurement against its running server.
+type bench struct {
+	c             config
+	engine, base  string
+	metrics       string // the server's /metrics URL, "" for none
+	dbURL, appURL string // the owner's and the server's database URLs
+	out           io.Writer
+	callers       []caller
+	results       []result
+	app           map[string]stats // sequential figures of the cases the direct comparison reuses
+	mixedHeld     int              // the mixed load's rate when it kept p99 ≤ 100 ms with no error
+	mixedMeasured bool
+}
+
+// newBench signs in to the server and samples the data the loads ask for.
+func newBench(ctx context.Context, c config, engine string, srv *server, specs []tenantSpec, out io.Writer) (*bench, error) {
+	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, out: out, app: map[string]stats{}}
+	base := b.base
+	for ti, sp := range specs {
+		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0), masters: map[string][]string{}}
+		var err error
+		if cl.admin, err = apiLogin(base, sp.admin); err != nil {
+			return nil, err
+		}
+		if cl.rep, err = apiLogin(base, cl.repEmail); err != nil {
+			return nil, err
+		}
+		if cl.adminPage, err = pageLogin(base, sp.admin); err != nil {
+			return nil, err
+		}
+		if cl.repPage, err = pageLogin(base, cl.repEmail); err != nil {
+			return nil, err
+		}
+		for _, kind := range []string{"stage", "status"} {
+			var d struct {
+				Data []struct {
+					Value int64 `json:"value"`
+				} `json:"data"`
+			}
+			if err := getJSON(base, "/v1/api/dropdown-lead-"+kind+"-master", cl.admin, &d); err != nil {
+				return nil, err
+			}
+			for _, o := range d.Data {
+				cl.masters[kind] = append(cl.masters[kind], strconv.FormatInt(o.Value, 10))
+			}
+		}
+		// Sample leads across the tenant: a page at several depths of the id order.
+		r := rand.New(rand.NewPCG(uint64(sp.id), 1))
+		for range 10 {
+			var a listAnswer
+			page := 1 + r.IntN(max(c.leads/100, 1))
+			if err := getJSON(base, fmt.Sprintf("%s?limit=100&page=%d", listPath, min(page, 400)), cl.admin, &a); err != nil {
+				return nil, err
+			}
+			for _, l := range a.Data.Result {
+				cl.ids = append(cl.ids, l.ID)
+				if at := strings.IndexByte(l.CompanyEmail, '@'); at > 0 && len(cl.terms) < 200 {
+					cl.terms = append(cl.terms, l.CompanyEmail[:at])
+				}
+			}
+		}
+		r.Shuffle(len(cl.ids), func(i, j int) { cl.ids[i], cl.ids[j] = cl.ids[j], cl.ids[i] })
+		for _, q := range []string{"", "sort=customer_name", "sort=company_name&order=desc", "sort=stage", "sort=created_at",
+			"sort=company_email", "sort=status"} {
+			path := listPath + "?limit=20&" + q
+			for range 5 { // five pages deep
+				var a listAnswer
+				if err := getJSON(base, path, cl.admin, &a); err != nil {
+					return nil, err
+				}
+				if a.Data.Next == nil {
+					break
+				}
+				path = listPath + "?limit=20&" + q + "&after=" + url.QueryEscape(*a.Data.Next)
+				cl.cursors = append(cl.cursors, strings.TrimPrefix(path, listPath))
+			}
+		}
+		if len(cl.ids) == 0 || len(cl.terms) == 0 || len(cl.masters["stage"]) < 2 || len(cl.masters["status"]) == 0 {
+			return nil, fmt.Errorf("tenant %q: too little data to measure (%d leads sampled)", sp.name, len(cl.ids))
+		}
+		b.callers = append(b.callers, cl)
+	}
+	fmt.Fprintf(out, "sampled %d leads, %d search terms, %d cursors\n", len(b.callers[0].ids), len(b.callers[0].terms), len(b.callers[0].cursors))
+
+	// Warm up: the first requests after a start read the indexes from disk.
+	one := b.callers[0]
+	warm := newPicker(1)
+	warm.add(1, []target{{listPath + "?page=1&limit=20", one.admin}})
+	for _, term := range one.terms {
+		warm.add(1, []target{{listPath + "?search=" + url.QueryEscape(term), one.admin}})
+	}
+	for _, id := range one.ids {
+		warm.add(1, []target{{viewPath(id), one.admin}})
+	}
+	attack(ctx, "warm-up", warm.targeter(base), 50, 10*time.Second)
+	return b, nil
+}
+
+func viewPath(id int64) string { return "/v1/api/lead/view-customer-lead/" + strconv.FormatInt(id, 10) }
+
+// load runs one fixed-rate load and records it.
+func (b *bench) load(ctx context.Context, name string, p *picker, rate int, d time.Duration, q float64, budget time.Duration, zero bool) result {
+	fmt.Fprintf(b.out, "measuring %s: %d/s for %s\n", name, rate, d)
+	m := attack(ctx, name, p.targeter(b.base), rate, d)
+	st := vegetaStats(m)
+	r := result{engine: b.engine, name: name, load: fmt.Sprintf("%d/s, %s", rate, d), st: &st, quantile: q, budget: budget, zeroErrors: zero}
+	fmt.Fprintln(b.out, r.row())
+	b.results = append(b.results, r)
+	return r
+}
+
+// rates measures page 1, a selective search and the admin /leads page at fixed rates.
+func (b *bench) rates(ctx context.Context) error {
+	one := b.callers[0]
+	p := newPicker(2)
+	p.add(1, []target{{listPath + "?page=1&limit=20", one.admin}})
+	b.load(ctx, "list-customer-lead, page 1", p, 50, b.c.duration, 0.99, 25*time.Millisecond, true)
+
+	p = newPicker(3)
+	var searches []target
+	for _, term := range one.terms {
+		searches = append(searches, target{listPath + "?search=" + url.QueryEscape(term), one.admin})
+	}
+	p.add(1, searches)
+	b.load(ctx, "selective search", p, 20, b.c.duration, 0.95, 50*time.Millisecond, true)
+
+	if b.engine == "postgres" || len(b.c.engines) == 1 {
+		req, _ := http.NewRequest("GET", b.base+"/leads", nil)
+		req.Header = one.adminPage.header.Clone()
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode == 200 {
+			p = newPicker(4)
+			p.add(1, []target{{"/leads", one.adminPage}})
+			b.load(ctx, "/leads page (HTML)", p, 20, b.c.duration, 0.99, 40*time.Millisecond, true)
+		} else {
+			b.results = append(b.results, result{engine: b.engine, name: "/leads page (HTML)", note: fmt.Sprintf("not measured: GET /leads answered %d", res.StatusCode)})
+		}
+	}
+	return nil
+}
+
+// mixPicker is the steady mixed load: lists (first pages of several sorts and filters, and
+// next pages), searches and lead views, by administrators and sales users of every tenant.
+func (b *bench) mixPicker(seed uint64) *picker {
+	p := newPicker(seed)
+	for i, cl := range b.callers {
+		weight := 1
+		if i == 0 {
+			weight = 3 // most traffic on the first tenant
+		}
+		var lists, next, finds, views, own []target
+		for _, q := range []string{"?page=1&limit=20", "?limit=50&sort=customer_name", "?limit=20&sort=stage",
+			"?limit=20&sort=created_at&order=desc", "?limit=100",
+			"?limit=20&stage_id=" + url.QueryEscape("["+strings.Join(cl.masters["stage"][:2], ",")+"]"),
+			"?limit=20&sort=company_name&status_id=" + url.QueryEscape("["+cl.masters["status"][0]+"]")} {
+			lists = append(lists, target{listPath + q, cl.admin})
+		}
+		for _, cur := range cl.cursors {
+			next = append(next, target{listPath + cur, cl.admin})
+		}
+		for j, term := range cl.terms {
+			finds = append(finds, target{listPath + "?search=" + url.QueryEscape(term), cl.admin})
+			if j%10 == 0 { // some broader searches: a customer's name
+				finds = append(finds, target{listPath + "?search=" + url.QueryEscape(strings.ReplaceAll(strings.TrimRight(term, "0123456789"), ".", " ")), cl.admin})
+			}
+		}
+		for _, id := range cl.ids {
+			views = append(views, target{viewPath(id), cl.admin})
+		}
+		own = append(own, target{listPath + "?page=1&limit=20", cl.rep}, target{listPath + "?page=1&limit=20&sort=stage", cl.rep},
+			target{listPath + "?search=" + url.QueryEscape(cl.terms[0]), cl.rep}, target{listPath + "?search=sharma", cl.rep})
+		// Of every 100 requests: 30 first pages, 15 next pages, 20 searches, 30 views of a
+		// lead, 5 by a sales user ("own" records).
+		p.add(30*weight, lists)
+		p.add(15*weight, next)
+		p.add(20*weight, finds)
+		p.add(30*weight, views)
+		p.add(5*weight, own)
+	}
+	return p
+}
+
+// The mixed load's budgets: at --rate (200/s) p99 ≤ 50 ms with no error; the highest rate
+// is the highest that keeps p99 ≤ 100 ms.
+const (
+	mixedBudget  = 50 * time.Millisecond
+	maxRateLimit = 100 * time.Millisecond
+)
+
+// mixed runs the steady mixed load at --rate for --mixed.
+func (b *bench) mixed(ctx context.Context) error {
+	if b.c.mixed <= 0 || b.c.mixRate <= 0 {
+		return nil
+	}
+	name := fmt.Sprintf("mixed list/search/view, %d tenant(s)", len(b.callers))
+	r := b.load(ctx, name, b.mixPicker(5), b.c.mixRate, b.c.mixed, 0.99, mixedBudget, true)
+	b.mixedMeasured = true
+	if held(*r.st, b.c.mixRate) {
+		b.mixedHeld = b.c.mixRate
+	}
+	return nil
+}
+
+// held reports whether a load at rate kept p99 ≤ 100 ms, with no error, at the rate asked.
+func held(st stats, rate int) bool {
+	return st.errors == 0 && st.n > 0 && st.p99 <= maxRateLimit && st.rate >= 0.95*float64(rate)
+}
+
+// rateLadder are the rates the search for the highest rate climbs.
+var rateLadder = []int{200, 300, 400, 500, 600, 800, 1000, 1200, 1500, 2000, 2500, 3000}
+
+// nextRate is the next rate to try, given the highest rate that held (0: none yet) and the
+// lowest that failed (0: none yet): up the ladder until one fails, then halfway between
+// the two, to the nearest 25/s, until they are 50/s apart. ok is false when done.
+func nextRate(heldAt, failedAt int) (rate int, ok bool) {
+	if failedAt == 0 {
+		for _, r := range rateLadder {
+			if r > heldAt {
+				return r, true
+			}
+		}
+		return 0, false
+	}
+	if failedAt-heldAt <= 50 {
+		return 0, false
+	}
+	mid := (heldAt + failedAt) / 2 / 25 * 25
+	if mid <= heldAt || mid >= failedAt {
+		return 0, false
+	}
+	return mid, true
+}
+
+// maxRate finds the highest rate of the mixed load that keeps p99 ≤ 100 ms: up to
+// --max-rate-steps loads of --step each, climbing the ladder from the steady load's rate
+// and then halving the gap.
+func (b *bench) maxRate(ctx context.Context) error {
+	if b.c.maxRateSteps <= 0 {
+		return nil
+	}
+	heldAt, failedAt := b.mixedHeld, 0
+	if b.mixedMeasured && b.mixedHeld == 0 {
+		failedAt = b.c.mixRate
+	}
+	for i := 0; i < b.c.maxRateSteps && ctx.Err() == nil; i++ {
+		rate, ok := nextRate(heldAt, failedAt)
+		if !ok {
+			break
+		}
+		r := b.load(ctx, "mixed, rate search", b.mixPicker(uint64(100+i)), rate, b.c.step, 0, 0, false)
+		if held(*r.st, rate) {
+			heldAt = rate
+		} else {
+			failedAt = rate
+		}
+	}
+	fig := "none of the rates tried"
+	if heldAt > 0 {
+		fig = fmt.Sprintf("%d/s", heldAt)
+	}
+	note := fmt.Sprintf("%s loads; aim ≥ 500/s", b.c.step)
+	if failedAt > 0 {
+		note = fmt.Sprintf("%d/s did not; %s", failedAt, note)
+	}
+	b.results = append(b.results, result{engine: b.engine, name: "highest mixed rate with p99 ≤ 100 ms, no error", figure: fig, note: note})
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// sizeBudget is the most bytes a million leads may take on disk (1 GB = 10^9 bytes).
+const sizeBudget = 1e9
+
+// perMillion writes bytes per million leads, in GB.
+func perMillion(bytes, leads int64) string {
+	if leads == 0 {
+		return "n/a (no lead)"
+	}
+	return fmt.Sprintf("%.2f GB", float64(bytes)/float64(leads)*1e6/1e9)
+}
+
+// gb writes bytes in GB (10^9).
+func gb(bytes int64) string { return fmt.Sprintf("%.2f GB", float64(bytes)/1e9) }
+
+// sizes measures the database's size per million leads: on PostgreSQL the whole database
+// and the leads table with its indexes, on SQLite the file with its write-ahead log.
+func (b *bench) sizes(ctx context.Context) error {
+	if b.engine == "sqlite" {
+		return b.sqliteSizes(ctx)
+	}
+	db, err := sql.Open("pgx", b.dbURL) // the owner: every tenant's rows
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var dbSize, total, table, leadCount int64
+	if err := db.QueryRowContext(ctx, `SELECT pg_database_size(current_database()), pg_total_relation_size('leads'),
+		pg_table_size('leads'), (SELECT count(*) FROM leads)`).Scan(&dbSize, &total, &table, &leadCount); err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT c.relname, pg_relation_size(i.indexrelid) FROM pg_index AS i
+		JOIN pg_class AS c ON c.oid = i.indexrelid WHERE i.indrelid = 'leads'::regclass ORDER BY 2 DESC, 1`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var indexes []string
+	var indexBytes int64
+	fmt.Fprintf(b.out, "PostgreSQL sizes, %d leads: database %s, leads %s (table with TOAST %s), its indexes:\n", leadCount, gb(dbSize), gb(total), gb(table))
+	for rows.Next() {
+		var name string
+		var size int64
+		if err := rows.Scan(&name, &size); err != nil {
+			return err
+		}
+		indexBytes += size
+		indexes = append(indexes, fmt.Sprintf("%s %s", name, perMillion(size, leadCount)))
+		fmt.Fprintf(b.out, "  %-48s %8.1f MB  %s per million\n", name, float64(size)/1e6, perMillion(size, leadCount))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	b.results = append(b.results,
+		result{engine: b.engine, name: "database size per million leads", figure: perMillion(dbSize, leadCount),
+			note:  fmt.Sprintf("%s for %s leads", gb(dbSize), thousands(int(leadCount))),
+			limit: "≤ 1 GB per million", missed: leadCount == 0 || float64(dbSize)/float64(leadCount)*1e6 > sizeBudget},
+		result{engine: b.engine, name: "`leads` with its indexes per million leads", figure: perMillion(total, leadCount),
+			note: fmt.Sprintf("per million: table %s, %d indexes %s, the largest %s", perMillion(table, leadCount), len(indexes),
+				perMillion(indexBytes, leadCount), strings.Join(indexes[:min(len(indexes), 3)], ", "))})
+	return nil
+}
+
+// sqliteSizes measures the SQLite file and its write-ahead log, and, where SQLite has the
+// dbstat table, what the largest tables and indexes take.
+func (b *bench) sqliteSizes(ctx context.Context) error {
+	path := strings.TrimPrefix(b.dbURL, "sqlite:")
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	var wal int64
+	if wi, err := os.Stat(path + "-wal"); err == nil {
+		wal = wi.Size()
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var leadCount int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM leads").Scan(&leadCount); err != nil {
+		return err
+	}
+	fmt.Fprintf(b.out, "SQLite sizes, %d leads: file %s, write-ahead log %s\n", leadCount, gb(fi.Size()), gb(wal))
+	if rows, err := db.QueryContext(ctx, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 20"); err == nil {
+		for rows.Next() {
+			var name string
+			var size int64
+			if rows.Scan(&name, &size) == nil {
+				fmt.Fprintf(b.out, "  %-48s %8.1f MB  %s per million\n", name, float64(size)/1e6, perMillion(size, leadCount))
+			}
+		}
+		rows.Close()
+	}
+	size := fi.Size() + wal
+	b.results = append(b.results, result{engine: b.engine, name: "file (+ write-ahead log) per million leads",
+		figure: perMillion(size, leadCount), note: fmt.Sprintf("%s + %s for %s leads", gb(fi.Size()), gb(wal), thousands(int(leadCount))),
+		limit: "≤ 1 GB per million", missed: leadCount == 0 || float64(size)/float64(leadCount)*1e6 > sizeBudget})
+	return nil
+}
