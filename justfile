@@ -91,8 +91,13 @@ e2e: build
 
 # Seeds 1,000,000 leads in each of two tenants on PostgreSQL and 1,000,000 on SQLite
 # (reused by later runs; --reseed starts over), runs the real server on 127.0.0.1 and
-# measures it with vegeta. Extra flags go to cmd/crmbench, e.g.
-# `npx just bench --engines sqlite --leads 100000`.
-# Lead list at scale: seed, serve, load, print the figures (docs/PERFORMANCE.md).
+# measures what issue 13 budgets: sequential cases (list, view, searches, stage + status by
+# name, dashboards), the same SQL run directly, fixed-rate and mixed loads with vegeta, the
+# highest mixed rate, sizes per million leads, the CSV import; then prints each figure
+# against its budget and a Markdown table for docs/PERFORMANCE.md. Extra flags go to
+# cmd/crmbench, e.g. `npx just bench --engines sqlite --leads 100000` or
+# `npx just bench --cases seq,direct --seq 100` (parts: rates, seq, direct, mixed, maxrate,
+# sizes, import). Needs a quiet machine: it warns when the load average is above 1.5.
+# Lead list at scale and issue 13's budgets: seed, serve, measure, print (docs/PERFORMANCE.md).
 bench *FLAGS: build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go run ./cmd/crmbench --crm bin/crm {{FLAGS}}
