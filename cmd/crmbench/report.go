@@ -138,6 +138,17 @@ const (
 	figureHeader = "| Engine | Measurement | Figure | Budget |\n|---|---|---|---|"
 )
 
+// engineLabel is the engine's name in the tables, as docs/PERFORMANCE.md writes it.
+func engineLabel(engine string) string {
+	switch engine {
+	case "postgres":
+		return "PostgreSQL"
+	case "sqlite":
+		return "SQLite"
+	}
+	return engine
+}
+
 // row is the result's line of its table.
 func (r result) row() string {
 	st := r.latency()
@@ -151,7 +162,7 @@ func (r result) row() string {
 		if r.limit != "" {
 			budget = r.limit + ": " + r.verdict()
 		}
-		return fmt.Sprintf("| %s | %s | %s | %s |", r.engine, r.name, fig, budget)
+		return fmt.Sprintf("| %s | %s | %s | %s |", engineLabel(r.engine), r.name, fig, budget)
 	}
 	load := r.load
 	if load == "" && r.rate > 0 {
@@ -170,7 +181,7 @@ func (r result) row() string {
 	if r.note != "" {
 		budget += " " + r.note
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |", r.engine, r.name, load, thousands(st.n),
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |", engineLabel(r.engine), r.name, load, thousands(st.n),
 		ms(st.p50), ms(st.p95), ms(st.p99), ms(st.max), st.errors, r.stmts, budget)
 }
 

@@ -162,11 +162,11 @@ func TestResultRowsAndVerdicts(t *testing.T) {
 		t.Errorf("errors: %s", errs.row())
 	}
 	ratio := result{engine: "postgres", name: "ratio", figure: "2.5×", limit: "≤ 2×", missed: true}
-	if ratio.ok() || ratio.row() != "| postgres | ratio | 2.5× | ≤ 2×: **missed** |" {
+	if ratio.ok() || ratio.row() != "| PostgreSQL | ratio | 2.5× | ≤ 2×: **missed** |" {
 		t.Errorf("figure: %s", ratio.row())
 	}
 	note := result{engine: "sqlite", name: "import", note: "not measured"}
-	if !note.ok() || note.row() != "| sqlite | import | not measured | (reported) |" {
+	if !note.ok() || note.row() != "| SQLite | import | not measured | (reported) |" {
 		t.Errorf("note: %s", note.row())
 	}
 	var b strings.Builder
