@@ -10,23 +10,36 @@ import (
 	"time"
 )
 
-// statementsMetric is the server's histogram of SQL statements per request, by route
-// (when the server has it: the figures then say how many statements each case costs).
-const statementsMetric = "crm_http_request_sql_statements"
+// The server's histograms of SQL per request, by route (when the server has them: the
+// figures then say how many statements each case costs, and how long they took).
+const (
+	statementsMetric = "crm_http_request_sql_statements"
+	sqlTimeMetric    = "crm_http_request_sql_seconds"
+)
+
+// sqlCounts are the two histograms' figures by route.
+type sqlCounts struct{ statements, seconds map[string]sumCount }
 
 // sumCount is a histogram's _sum and _count.
 type sumCount struct{ sum, count float64 }
 
-// parseStatements reads statementsMetric's _sum and _count by route from a Prometheus text
-// exposition, adding up the series of a route (methods, statuses). Nil when it is absent.
-func parseStatements(r io.Reader) map[string]sumCount {
-	var out map[string]sumCount
+// parseHistograms reads the _sum and _count by route of each of the histograms named from a
+// Prometheus text exposition, adding up the series of a route (methods, statuses). A
+// histogram absent from the exposition has no entry.
+func parseHistograms(r io.Reader, names ...string) map[string]map[string]sumCount {
+	all := map[string]map[string]sumCount{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, statementsMetric+"_")
-		if !ok {
+		var name, rest string
+		for _, n := range names {
+			if after, ok := strings.CutPrefix(line, n+"_"); ok {
+				name, rest = n, after
+				break
+			}
+		}
+		if name == "" {
 			continue
 		}
 		var part string
@@ -51,8 +64,10 @@ func parseStatements(r io.Reader) map[string]sumCount {
 		if err != nil {
 			continue
 		}
+		out := all[name]
 		if out == nil {
 			out = map[string]sumCount{}
+			all[name] = out
 		}
 		sc := out[route]
 		if part == "sum" {
@@ -62,7 +77,13 @@ func parseStatements(r io.Reader) map[string]sumCount {
 		}
 		out[route] = sc
 	}
-	return out
+	return all
+}
+
+// parseSQLCounts reads the statements and SQL time histograms.
+func parseSQLCounts(r io.Reader) sqlCounts {
+	h := parseHistograms(r, statementsMetric, sqlTimeMetric)
+	return sqlCounts{statements: h[statementsMetric], seconds: h[sqlTimeMetric]}
 }
 
 // label is the value of the label name in a series' labels (`a="x",b="y"`).
@@ -93,33 +114,48 @@ func label(labels, name string) (string, bool) {
 	return "", false
 }
 
-// statementsPerRequest is the mean number of statements of the route's requests between two
-// reads of the metrics, "n/a" when the server does not count them.
-func statementsPerRequest(before, after map[string]sumCount, route string) string {
+// perRequest is the mean of a histogram over the route's requests between two reads of
+// the metrics; false when the server does not count it or no request came.
+func perRequest(before, after map[string]sumCount, route string) (float64, bool) {
 	a, ok := after[route]
 	if !ok {
-		return "n/a"
+		return 0, false
 	}
 	b := before[route]
 	if n := a.count - b.count; n > 0 {
-		return fmt.Sprintf("%.1f", (a.sum-b.sum)/n)
+		return (a.sum - b.sum) / n, true
 	}
-	return "n/a"
+	return 0, false
 }
 
-// scrapeStatements reads the server's statement counts; nil when it has none.
-func (b *bench) scrapeStatements() map[string]sumCount {
+// statementsPerRequest writes the statements per request of the route's requests between
+// two reads of the metrics, with the time they took when the server measures it: "4.0",
+// "4.0 · 1.23 ms", or "n/a" when the server does not count them.
+func statementsPerRequest(before, after sqlCounts, route string) string {
+	n, ok := perRequest(before.statements, after.statements, route)
+	if !ok {
+		return "n/a"
+	}
+	out := fmt.Sprintf("%.1f", n)
+	if secs, ok := perRequest(before.seconds, after.seconds, route); ok {
+		out += fmt.Sprintf(" · %.2f ms", secs*1000)
+	}
+	return out
+}
+
+// scrapeStatements reads the server's SQL counts; empty when it has none.
+func (b *bench) scrapeStatements() sqlCounts {
 	if b.metrics == "" {
-		return nil
+		return sqlCounts{}
 	}
 	client := &http.Client{Timeout: 5 * time.Second}
 	res, err := client.Get(b.metrics)
 	if err != nil {
-		return nil
+		return sqlCounts{}
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil
+		return sqlCounts{}
 	}
-	return parseStatements(res.Body)
+	return parseSQLCounts(res.Body)
 }

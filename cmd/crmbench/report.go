@@ -133,7 +133,7 @@ func (r result) verdict() string {
 
 // latencyHeader and figureHeader head the two tables of the report.
 const (
-	latencyHeader = "| Engine | Measurement | Load | Requests | p50 | p95 | p99 | max | Errors | SQL/req | Budget |\n" +
+	latencyHeader = "| Engine | Measurement | Load | Requests | p50 | p95 | p99 | max | Errors | SQL/req (statements · time) | Budget |\n" +
 		"|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 	figureHeader = "| Engine | Measurement | Figure | Budget |\n|---|---|---|---|"
 )

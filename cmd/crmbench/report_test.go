@@ -109,35 +109,38 @@ crm_http_request_sql_statements_sum{route="/v1/api/lead/view-customer-lead/{id}"
 crm_http_request_sql_statements_count{route="/v1/api/lead/view-customer-lead/{id}",method="GET"} 2
 crm_http_request_sql_statements_sum{method="GET",note="a \"quoted\", b",route="/home"} 1e+01
 crm_http_request_sql_statements_count{method="GET",note="a \"quoted\", b",route="/home"} 1 1700000000000
+crm_http_request_sql_seconds_sum{method="GET",route="/v1/api/lead/list-customer-lead"} 0.022
+crm_http_request_sql_seconds_count{method="GET",route="/v1/api/lead/list-customer-lead"} 11
 crm_http_requests_total{method="GET",route="/home",status="200"} 99
 `
 
 func TestStatementsPerRequestFromTheMetrics(t *testing.T) {
-	after := parseStatements(strings.NewReader(exposition))
+	after := parseSQLCounts(strings.NewReader(exposition))
 	want := map[string]sumCount{
 		"/v1/api/lead/list-customer-lead":      {55, 11},
 		"/v1/api/lead/view-customer-lead/{id}": {4, 2},
 		"/home":                                {10, 1},
 	}
-	if len(after) != len(want) {
-		t.Fatalf("parsed %v", after)
+	if len(after.statements) != len(want) {
+		t.Fatalf("parsed %v", after.statements)
 	}
 	for k, v := range want {
-		if after[k] != v {
-			t.Errorf("%s: %v, want %v", k, after[k], v)
+		if after.statements[k] != v {
+			t.Errorf("%s: %v, want %v", k, after.statements[k], v)
 		}
 	}
-	before := map[string]sumCount{"/v1/api/lead/list-customer-lead": {22, 5}}
+	before := sqlCounts{statements: map[string]sumCount{"/v1/api/lead/list-customer-lead": {22, 5}},
+		seconds: map[string]sumCount{"/v1/api/lead/list-customer-lead": {0.01, 5}}}
 	for route, want := range map[string]string{
-		"/v1/api/lead/list-customer-lead":      "5.5", // (55-22)/(11-5)
-		"/v1/api/lead/view-customer-lead/{id}": "2.0",
+		"/v1/api/lead/list-customer-lead":      "5.5 · 2.00 ms", // (55-22)/(11-5); (0.022-0.01)/6 s
+		"/v1/api/lead/view-customer-lead/{id}": "2.0",           // no time for the route
 		"/v1/api/lead/dashboard/lead":          "n/a",
 	} {
 		if got := statementsPerRequest(before, after, route); got != want {
 			t.Errorf("%s: %s, want %s", route, got, want)
 		}
 	}
-	if got := statementsPerRequest(nil, parseStatements(strings.NewReader("crm_http_requests_total 1\n")), "/home"); got != "n/a" {
+	if got := statementsPerRequest(sqlCounts{}, parseSQLCounts(strings.NewReader("crm_http_requests_total 1\n")), "/home"); got != "n/a" {
 		t.Errorf("without the metric: %s", got)
 	}
 	if got := statementsPerRequest(after, after, "/home"); got != "n/a" {
