@@ -9,7 +9,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // listPath is the lead list's API.
@@ -299,4 +302,67 @@ func (b *bench) maxRate(ctx context.Context) error {
 	}
 	b.results = append(b.results, result{engine: b.engine, name: "highest mixed rate with p99 ≤ 100 ms, no error", figure: fig, note: note})
 	return nil
+}
+
+// target is one request of a load: a path and who asks.
+type target struct {
+	path string
+	s    session
+}
+
+// picker hands out targets, at random by weight, safely from vegeta's workers.
+type picker struct {
+	mu      sync.Mutex
+	r       *rand.Rand
+	weights []int
+	groups  [][]target
+	total   int
+}
+
+func newPicker(seed uint64) *picker { return &picker{r: rand.New(rand.NewPCG(seed, 7))} }
+
+func (p *picker) add(weight int, ts []target) {
+	if len(ts) == 0 || weight == 0 {
+		return
+	}
+	p.weights = append(p.weights, weight)
+	p.groups = append(p.groups, ts)
+	p.total += weight
+}
+
+func (p *picker) targeter(base string) vegeta.Targeter {
+	return func(t *vegeta.Target) error {
+		p.mu.Lock()
+		n := p.r.IntN(p.total)
+		var tg target
+		for i, w := range p.weights {
+			if n < w {
+				g := p.groups[i]
+				tg = g[p.r.IntN(len(g))]
+				break
+			}
+			n -= w
+		}
+		p.mu.Unlock()
+		t.Method, t.URL, t.Header = "GET", base+tg.path, tg.s.header.Clone()
+		return nil
+	}
+}
+
+// attack runs one fixed-rate load and returns its metrics.
+func attack(ctx context.Context, name string, tr vegeta.Targeter, rate int, d time.Duration) *vegeta.Metrics {
+	a := vegeta.NewAttacker(vegeta.Timeout(10*time.Second), vegeta.KeepAlive(true), vegeta.Workers(8), vegeta.MaxWorkers(256),
+		vegeta.MaxBody(0))
+	m := &vegeta.Metrics{}
+	done := ctx.Done()
+	for res := range a.Attack(tr, vegeta.Rate{Freq: rate, Per: time.Second}, d, name) {
+		m.Add(res)
+		select {
+		case <-done:
+			a.Stop()
+		default:
+		}
+	}
+	m.Close()
+	return m
 }

@@ -1,12 +1,23 @@
-// Command crmbench measures the lead list at scale against the real server: it seeds a
-// database (a million leads in each of two tenants on PostgreSQL, a million on SQLite),
-// starts `crm serve` on 127.0.0.1, signs in through the API and the login form, and drives
-// it with vegeta at fixed rates: the list's first page, a selective search, the admin /leads
-// page, and a steady mixed load of list, search and view calls. It prints each figure
-// against its budget (docs/PERFORMANCE.md, "Lead list at scale").
+// Command crmbench measures the lead list at scale against the real server, against the
+// budgets of issue 13 (docs/PERFORMANCE.md, "Lead list at scale" and "Cost per request"): it
+// seeds a database (a million leads in each of two tenants on PostgreSQL, a million on
+// SQLite), starts `crm serve` on 127.0.0.1, signs in through the API and the login form, and
+// measures, each part chosen with --cases:
+//
+//   - rates (load.go): page 1, a selective search and the /leads page at fixed rates (vegeta);
+//   - seq (cases.go): one client, sequential, --seq requests per case — page 1, a lead view,
+//     searches, a stage + status filter sorted by name, the dashboards;
+//   - direct (direct.go): page 1 and the lead view against the same SQL run directly;
+//   - mixed and maxrate (load.go): the steady mixed load at --rate, then the highest rate
+//     that keeps p99 ≤ 100 ms;
+//   - sizes (sizes.go): bytes per million leads;
+//   - import: the CSV import (import.go);
+//
+// with the server's SQL statements per request (metrics.go) next to each sequential case.
+// It prints each figure against its budget and ends with Markdown tables (report.go).
 //
 //	go run ./cmd/crmbench --crm bin/crm            (what `just bench` runs)
-//	go run ./cmd/crmbench --engines sqlite --leads 100000 --duration 10s
+//	go run ./cmd/crmbench --engines sqlite --leads 100000 --duration 10s --cases seq,direct
 //
 // A database that already holds the tenants and their leads is reused; --reseed starts over.
 // All load goes to the server it starts on 127.0.0.1, for a bounded time.
@@ -16,14 +27,11 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -38,7 +46,6 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"crm/app/store"
 )
@@ -528,138 +535,4 @@ func (s *server) stop() {
 			_ = s.cmd.Process.Kill()
 		}
 	})
-}
-
-// session is a signed-in caller: a bearer token for the API, cookies for the pages.
-type session struct {
-	header http.Header
-}
-
-func apiLogin(base, email string) (session, error) {
-	body := fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
-	res, err := http.Post(base+"/v1/api/auth/login", "application/json", strings.NewReader(body))
-	if err != nil {
-		return session{}, err
-	}
-	defer res.Body.Close()
-	var env struct {
-		Data struct {
-			Token string `json:"token"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&env); err != nil || res.StatusCode != 200 || env.Data.Token == "" {
-		return session{}, fmt.Errorf("api login %s: %d %v", email, res.StatusCode, err)
-	}
-	return session{header: http.Header{"Authorization": {"Bearer " + env.Data.Token}}}, nil
-}
-
-// pageLogin signs in through the login form and returns the session cookie as a header.
-func pageLogin(base, email string) (session, error) {
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := client.PostForm(base+"/login", url.Values{"email": {email}, "password": {password}})
-	if err != nil {
-		return session{}, err
-	}
-	res.Body.Close()
-	u, _ := url.Parse(base)
-	var cookies []string
-	for _, ck := range jar.Cookies(u) {
-		cookies = append(cookies, ck.Name+"="+ck.Value)
-	}
-	if res.StatusCode != http.StatusSeeOther || len(cookies) == 0 {
-		return session{}, fmt.Errorf("page login %s: %d", email, res.StatusCode)
-	}
-	return session{header: http.Header{"Cookie": {strings.Join(cookies, "; ")}, "Accept": {"text/html"}}}, nil
-}
-
-// getJSON calls the API once, outside any measurement.
-func getJSON(base, path string, s session, v any) error {
-	req, _ := http.NewRequest("GET", base+path, nil)
-	req.Header = s.header.Clone()
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != 200 {
-		b, _ := io.ReadAll(res.Body)
-		return fmt.Errorf("GET %s: %d %.200s", path, res.StatusCode, b)
-	}
-	return json.NewDecoder(res.Body).Decode(v)
-}
-
-type listAnswer struct {
-	Data struct {
-		Result []struct {
-			ID           int64  `json:"id"`
-			CustomerName string `json:"customer_name"`
-			CompanyEmail string `json:"company_email"`
-		} `json:"result"`
-		Total int64   `json:"total"`
-		Next  *string `json:"next"`
-	} `json:"data"`
-}
-
-// target is one request of a load: a path and who asks.
-type target struct {
-	path string
-	s    session
-}
-
-// picker hands out targets, at random by weight, safely from vegeta's workers.
-type picker struct {
-	mu      sync.Mutex
-	r       *rand.Rand
-	weights []int
-	groups  [][]target
-	total   int
-}
-
-func newPicker(seed uint64) *picker { return &picker{r: rand.New(rand.NewPCG(seed, 7))} }
-
-func (p *picker) add(weight int, ts []target) {
-	if len(ts) == 0 || weight == 0 {
-		return
-	}
-	p.weights = append(p.weights, weight)
-	p.groups = append(p.groups, ts)
-	p.total += weight
-}
-
-func (p *picker) targeter(base string) vegeta.Targeter {
-	return func(t *vegeta.Target) error {
-		p.mu.Lock()
-		n := p.r.IntN(p.total)
-		var tg target
-		for i, w := range p.weights {
-			if n < w {
-				g := p.groups[i]
-				tg = g[p.r.IntN(len(g))]
-				break
-			}
-			n -= w
-		}
-		p.mu.Unlock()
-		t.Method, t.URL, t.Header = "GET", base+tg.path, tg.s.header.Clone()
-		return nil
-	}
-}
-
-// attack runs one fixed-rate load and returns its metrics.
-func attack(ctx context.Context, name string, tr vegeta.Targeter, rate int, d time.Duration) *vegeta.Metrics {
-	a := vegeta.NewAttacker(vegeta.Timeout(10*time.Second), vegeta.KeepAlive(true), vegeta.Workers(8), vegeta.MaxWorkers(256),
-		vegeta.MaxBody(0))
-	m := &vegeta.Metrics{}
-	done := ctx.Done()
-	for res := range a.Attack(tr, vegeta.Rate{Freq: rate, Per: time.Second}, d, name) {
-		m.Add(res)
-		select {
-		case <-done:
-			a.Stop()
-		default:
-		}
-	}
-	m.Close()
-	return m
 }
