@@ -317,6 +317,7 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 		if !c.has(st.part) || ctx.Err() != nil {
 			continue
 		}
+		fmt.Fprintf(out, "\n### %s %s (load average %s)\n\n", engine, st.part, loadLine())
 		if err := st.fn(ctx); err != nil {
 			return b.results, fmt.Errorf("%s: %w", st.part, err)
 		}
