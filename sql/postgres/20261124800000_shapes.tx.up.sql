@@ -12,7 +12,8 @@
 --    lower(customer_name) COLLATE "C", id): serves a stage + status filter sorted by name
 --    (the list's ?lead_stage_id=X&lead_status_id=Y&sort=name) as one index range, for common
 --    and rare combinations alike, keyset cursors both ways, and its capped count (10,001
---    entries) without touching the heap.
+--    entries) without touching the heap; owner_id and created_by are included so an "own
+--    records" user's count (owner_id = me OR created_by = me) is an index-only scan too.
 --
 -- Indexes the list's plans rely on (keep them; TestLeadListPlansUseIndexes holds them):
 --   leads_pkey (tenant_id, id); leads_customer_name_c_idx; leads_company_name_c_idx;
@@ -77,4 +78,5 @@ CREATE TRIGGER lead_month_counts_update AFTER UPDATE ON lead_day_counts
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION lead_month_counts_apply();
 
 CREATE INDEX leads_stage_status_name_idx
-  ON leads (tenant_id, lead_stage_id, lead_status_id, (lower(customer_name)) COLLATE "C", id);
+  ON leads (tenant_id, lead_stage_id, lead_status_id, (lower(customer_name)) COLLATE "C", id)
+  INCLUDE (owner_id, created_by);

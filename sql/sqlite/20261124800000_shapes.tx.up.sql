@@ -10,7 +10,8 @@
 -- 2. leads_stage_status_name_idx (tenant_id, lead_stage_id, lead_status_id,
 --    lower(customer_name), id): serves a stage + status filter sorted by name as one index
 --    range, common and rare combinations alike, keyset cursors both ways, and its capped
---    count without reading the rows.
+--    count without reading the rows (owner_id and created_by last, for an "own records"
+--    user's count).
 --
 -- Indexes the list's plans rely on (keep them; TestLeadListPlansUseIndexes holds them):
 --   the leads' rowid (id), leads_tenant_idx, leads_name_idx, leads_company_name_idx,
@@ -58,4 +59,4 @@ CREATE TRIGGER lead_month_counts_update AFTER UPDATE ON lead_day_counts BEGIN
 END;
 
 CREATE INDEX leads_stage_status_name_idx
-  ON leads (tenant_id, lead_stage_id, lead_status_id, lower(customer_name), id);
+  ON leads (tenant_id, lead_stage_id, lead_status_id, lower(customer_name), id, owner_id, created_by);
