@@ -223,6 +223,60 @@ func (s Scope) leadDays() *bun.SelectQuery {
 	return s.Select((*leadDayCount)(nil)).Where("ldc.user_id = 0")
 }
 
+// leadMonthCount is one counter of lead_month_counts: lead_day_counts summed by month (the
+// first day of the month in month), kept by triggers on lead_day_counts.
+type leadMonthCount struct {
+	bun.BaseModel `bun:"table:lead_month_counts,alias:lmc"`
+	Owned
+
+	UserID   int64  `bun:"user_id,pk"`
+	Month    string `bun:"month,pk"`
+	StageID  int64  `bun:"stage_id,pk"`
+	StatusID int64  `bun:"status_id,pk"`
+	SourceID int64  `bun:"source_id,pk"`
+	N        int64  `bun:"n,notnull"`
+}
+
+// leadCounters is the lead counters of the period this scope may reach, as rows of ldc.day,
+// stage_id, status_id, source_id and n to group. A series by month or year reads the whole
+// months of the period from lead_month_counts and only the days of a partial first and last
+// month from lead_day_counts: about 36 rows a month instead of 36 a day (all time over two
+// years: ~1,700 rows instead of 26,000+). A period of all time starts on the first day with
+// a lead, so its first month is whole. A team scope counts its rows (leadDays).
+func (s Scope) leadCounters(p Period, interval string) *bun.SelectQuery {
+	days := func(from, to time.Time) *bun.SelectQuery {
+		return inPeriod(s.leadDays(), "ldc.day", Period{From: from, To: to}).
+			ColumnExpr("ldc.day, ldc.stage_id, ldc.status_id, ldc.source_id, ldc.n")
+	}
+	first := time.Date(p.From.Year(), p.From.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if first.Before(p.From) && p.Preset != PeriodAll {
+		first = first.AddDate(0, 1, 0)
+	}
+	last := time.Date(p.To.Year(), p.To.Month(), 1, 0, 0, 0, 0, time.UTC) // the tail's first day
+	if p.To.Equal(last.AddDate(0, 1, -1)) {
+		last = last.AddDate(0, 1, 0) // the last month is whole
+	}
+	scope := s.recordScope(auth.FeatureLeads)
+	if (interval != IntervalMonth && interval != IntervalYear) || scope == auth.ScopeTeam || !first.Before(last) {
+		return s.idb.NewSelect().TableExpr("(?) AS ldc", days(p.From, p.To))
+	}
+	user := int64(0)
+	if scope == auth.ScopeOwn {
+		user = s.UserID
+	}
+	parts := s.Select((*leadMonthCount)(nil)).
+		ColumnExpr("lmc.month AS day, lmc.stage_id, lmc.status_id, lmc.source_id, lmc.n").
+		Where("lmc.user_id = ?", user).
+		Where("lmc.month >= ?", first.Format(DayLayout)).Where("lmc.month < ?", last.Format(DayLayout))
+	if p.From.Before(first) {
+		parts = parts.UnionAll(days(p.From, first.AddDate(0, 0, -1)))
+	}
+	if !last.After(p.To) {
+		parts = parts.UnionAll(days(last, p.To))
+	}
+	return s.idb.NewSelect().TableExpr("(?) AS ldc", parts)
+}
+
 // clientDays starts a query on the client counters this scope may reach (as leadDays).
 func (s Scope) clientDays() *bun.SelectQuery {
 	switch s.recordScope(auth.FeatureClients) {
@@ -304,7 +358,7 @@ func (s Scope) leadFigures(ctx context.Context, p Period, interval string) (*Lea
 		SourceID int64  `bun:"source_id"`
 		N        int64  `bun:"n"`
 	}
-	sel := inPeriod(s.leadDays(), "ldc.day", p).
+	sel := s.leadCounters(p, interval).
 		ColumnExpr(bucketExpr(s.Dialect(), interval, "ldc.day") + " AS bucket").
 		ColumnExpr("ldc.stage_id, ldc.status_id, ldc.source_id").
 		ColumnExpr("CAST(SUM(ldc.n) AS BIGINT) AS n").

@@ -476,8 +476,8 @@ func TestDashboardReadsOnlyCounters(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := newDashFixture(t, db, "acme")
 		for _, s := range []store.Scope{f.adminScope(), f.salesScope()} {
-			for _, preset := range []string{store.PeriodLast30, store.PeriodAll} {
-				p, _ := store.ParsePeriod(preset, "", "", time.Now())
+			for _, r := range [][3]string{{store.PeriodLast30}, {store.PeriodAll}, {"", "2024-02-17", "2026-06-03"}} {
+				p, _ := store.ParsePeriod(r[0], r[1], r[2], time.Now())
 				plans, err := s.ExplainDashboard(context.Background(), p, store.DashboardLeads|store.DashboardClients)
 				if err != nil {
 					t.Fatal(err)
@@ -485,13 +485,99 @@ func TestDashboardReadsOnlyCounters(t *testing.T) {
 				if len(plans) < 3 {
 					t.Fatalf("%d plans", len(plans))
 				}
+				// A series by month reads the whole months from the month counters, so a
+				// long period costs ~36 rows a month, not 36 a day.
+				if months := strings.Contains(strings.Join(plans, "\n"), "lead_month_counts"); months != (p.Interval() == store.IntervalMonth) {
+					t.Errorf("%s: reads lead_month_counts: %v", p.Interval(), months)
+				}
 				for _, plan := range plans {
 					sql, _, _ := strings.Cut(plan, "\n")
 					if strings.Contains(sql, `"leads"`) || strings.Contains(sql, `"clients"`) {
 						t.Errorf("reads the rows: %s", plan)
 					}
-					if db.Dialect == store.SQLite && strings.Contains(sql, "day_counts") && !strings.Contains(plan, "PRIMARY KEY") {
+					if db.Dialect == store.SQLite && (strings.Contains(sql, "day_counts") || strings.Contains(sql, "month_counts")) && !strings.Contains(plan, "PRIMARY KEY") {
 						t.Errorf("not through the primary key: %s", plan)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestDashboardLongPeriodsByMonth checks the periods read by month (whole months from
+// lead_month_counts, a partial first and last month by day) against the lead list counting
+// the leads themselves: the total, every stage, and every interval of the series, for the
+// administrator and the "own" user, after creates, changes and deletes spread over years.
+func TestDashboardLongPeriodsByMonth(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newDashFixture(t, db, "acme")
+		seedMarch(t, f)
+		a, sales := f.adminScope(), f.salesScope()
+		stages := []string{"Leads", "Deals", "Won", "Lost"}
+		start := time.Date(2024, 1, 3, 8, 0, 0, 0, time.UTC)
+		var made []int64
+		for i := 0; i < 60; i++ {
+			at := start.Add(time.Duration(i) * 409 * time.Hour).Format("2006-01-02 15:04:05") // ~17 days apart
+			s, owner := a, (*int64)(nil)
+			switch i % 3 {
+			case 1:
+				s = sales
+			case 2:
+				owner = &f.sales.ID
+			}
+			made = append(made, f.lead(t, s, at, stages[i%4], "New lead", "Website", owner))
+		}
+		for i, id := range made {
+			switch i % 7 {
+			case 3:
+				if err := a.SetLeadField(ctx, id, store.FieldStage, f.ids["Won"]); err != nil {
+					t.Fatal(err)
+				}
+			case 5:
+				if err := a.DeleteLead(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		today := time.Now()
+		var periods []store.Period
+		for _, r := range [][3]string{{store.PeriodAll}, {store.PeriodYear}, {"", "2024-02-17", "2026-06-03"},
+			{"", "2024-03-01", "2025-12-31"}, {"", "2025-01-31", "2025-09-01"}, {"", "2023-12-31", "2027-01-01"}} {
+			p, err := store.ParsePeriod(r[0], r[1], r[2], today)
+			if err != nil {
+				t.Fatal(err)
+			}
+			periods = append(periods, p)
+		}
+		for _, s := range []store.Scope{a, sales} {
+			for _, p := range periods {
+				d, err := s.Dashboard(ctx, p, store.DashboardLeads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				list := func(from, to time.Time, q store.LeadQuery) int64 {
+					q.CreatedFrom, q.CreatedTo, q.Limit = from, to.AddDate(0, 0, 1), 1
+					page, err := s.ListLeads(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return page.Total
+				}
+				what := fmt.Sprintf("user %d, %s %s..%s (%s)", s.UserID, d.Period.Preset, d.Period.From.Format(store.DayLayout),
+					d.Period.To.Format(store.DayLayout), d.Interval)
+				if n := list(d.Period.From, d.Period.To, store.LeadQuery{}); n != d.Leads.Total || n == 0 && d.Leads.Total == 0 {
+					t.Errorf("%s: total %d, list %d", what, d.Leads.Total, n)
+				}
+				for _, x := range d.Leads.ByStage {
+					if n := list(d.Period.From, d.Period.To, store.LeadQuery{StageIDs: []int64{x.ID}}); n != x.Count {
+						t.Errorf("%s: stage %s: %d, list %d", what, x.Name, x.Count, n)
+					}
+				}
+				for _, b := range d.Leads.Series {
+					if n := list(b.Start, b.End, store.LeadQuery{}); n != b.Count {
+						t.Errorf("%s: %s..%s: %d, list %d", what, b.Start.Format(store.DayLayout), b.End.Format(store.DayLayout), b.Count, n)
 					}
 				}
 			}

@@ -647,6 +647,7 @@ func checkCounters(t *testing.T, db *DB, step string) {
 			t.Errorf("%s: %s\nkept    %v\ncounted %v", step, c.what, kept, counted)
 		}
 	}
+	checkMonthCounters(t, db, step)
 }
 
 // recordStates is every lead or client of the scope's tenant as an undo must give it back:

@@ -120,7 +120,7 @@ func (s Scope) keepKnownIDs(ctx context.Context, f *leadFilter) error {
 	}
 	if len(asked) > 0 {
 		var ms []Master
-		if err := s.scanList(ctx, s.Select(&ms).Column("id", "kind").Where("id IN (?)", bun.In(asked)), &ms); err != nil {
+		if err := s.scanKnown(ctx, s.Select(&ms).Column("id", "kind").Where("id IN (?)", bun.In(asked))); err != nil {
 			return err
 		}
 		for _, l := range lists {

@@ -145,8 +145,20 @@ func timeBound(d Dialect, t time.Time) any {
 // tenant's user for a common one and read a big tenant's rows in order looking for it.
 func (s Scope) knownUsers(ctx context.Context, ids []int64) ([]int64, error) {
 	var known []int64
-	if err := s.scanList(ctx, s.Select((*User)(nil)).Column("id").Where("id IN (?)", bun.In(ids)), &known); err != nil {
+	if err := s.scanKnown(ctx, s.Select((*User)(nil)).Column("id").Where("id IN (?)", bun.In(ids)), &known); err != nil {
 		return nil, err
 	}
 	return slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return !slices.Contains(known, id) }), nil
+}
+
+// scanKnown runs a lookup of the ids a filter names (a few masters or users) through
+// scanList, and runs it for real too under explainPlans: the plans explained are then those
+// of the filters as they run, not of a filter emptied for want of its ids.
+func (s Scope) scanKnown(ctx context.Context, sel *bun.SelectQuery, dest ...any) error {
+	if explaining(ctx) {
+		if err := sel.Scan(ctx, dest...); err != nil {
+			return err
+		}
+	}
+	return s.scanList(ctx, sel, dest...)
 }
