@@ -34,10 +34,13 @@ func (c Contact) clone() Contact {
 	return c
 }
 
-// searchText is the lowercased text a search term is matched against, of a lead or a client.
+// searchText is the lowercased text a search term is matched against, of a lead or a client:
+// names, email and the phone number with its dial code (which holds the number alone too,
+// so a term of the number's digits matches it; migration 20261124900000_storage dropped
+// the number's second copy from the rows written before).
 func (c *Contact) searchText() string {
 	return fold(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail,
-		c.CompanyDialCode + c.CompanyPhoneNumber, c.CompanyPhoneNumber}, " "))
+		c.CompanyDialCode + c.CompanyPhoneNumber}, " "))
 }
 
 // field points at the text field, or address part ("billing_address.city"), a field name

@@ -103,7 +103,7 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 		if !reflect.DeepEqual(c.a, c.b) {
 			var v *string
 			if c.b != nil {
-				js := jsonText(c.b) // as bun writes an address
+				js := c.b.column() // as bun writes an address
 				v = &js
 			}
 			out = append(out, columnValue{c.column, v})

@@ -1,0 +1,155 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Storage per lead (migration 20261124900000_storage): addresses are stored as arrays of
+// their parts, rows written before as objects are still read, and the records read back
+// are the ones written.
+func TestAddressesStoredCompact(t *testing.T) {
+	eachImportDB(t, func(t *testing.T, db *DB, s Scope, admin, rep *User) {
+		ctx := context.Background()
+		bill := &Address{FlatNo: "12B", Street: `7 "Quoted" Road, Dvořák`, City: "Brno", State: "South Moravia", Zip: "60200", Country: "Czechia"}
+		ship := &Address{Country: "India"}
+		v, _, err := s.CreateLead(ctx, LeadInput{Contact: Contact{CustomerName: "Ana Novák", CompanyEmail: "ana@x.test",
+			CompanyDialCode: "+420", CompanyPhoneNumber: "6012345678", BillingAddress: bill, ShippingAddress: ship}}, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var col struct {
+			Billing  string `bun:"billing"`
+			Shipping string `bun:"shipping"`
+			Text     string `bun:"search_text"`
+		}
+		read := func() {
+			t.Helper()
+			err := s.Select((*Lead)(nil)).ColumnExpr("CAST(l.billing_address AS TEXT) AS billing, CAST(l.shipping_address AS TEXT) AS shipping, l.search_text").
+				Where("l.id = ?", v.ID).Scan(ctx, &col)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		read()
+		for _, js := range []string{col.Billing, col.Shipping} {
+			if !strings.HasPrefix(js, "[") || strings.Contains(js, "flatNo") {
+				t.Errorf("address stored as %s, want an array of its parts", js)
+			}
+		}
+		// The phone number once, with its dial code.
+		if want := "ana novak  ana@x.test +4206012345678"; col.Text != want {
+			t.Errorf("search_text = %q, want %q", col.Text, want)
+		}
+		got, err := s.LeadView(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.BillingAddress, bill) || !reflect.DeepEqual(got.ShippingAddress, ship) {
+			t.Errorf("read back %+v / %+v, want %+v / %+v", got.BillingAddress, got.ShippingAddress, bill, ship)
+		}
+
+		// A row written before the migration: objects, read as they always were.
+		if _, err := s.Update((*Lead)(nil)).Set(`billing_address = '{"flatNo":"9","city":"Pune","zip":"411001"}'`).
+			Set("shipping_address = NULL").Where("id = ?", v.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err = s.LeadView(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (&Address{FlatNo: "9", City: "Pune", Zip: "411001"}); !reflect.DeepEqual(got.BillingAddress, want) || got.ShippingAddress != nil {
+			t.Errorf("old row read as %+v / %+v, want %+v / nil", got.BillingAddress, got.ShippingAddress, want)
+		}
+
+		// An edit writes the compact form again; a client too.
+		in := LeadInput{Contact: got.Contact}
+		in.ShippingAddress = &Address{City: "Mumbai"}
+		if _, err := s.UpdateLead(ctx, v.ID, in); err != nil {
+			t.Fatal(err)
+		}
+		read()
+		if !strings.HasPrefix(col.Billing, "[") || !strings.HasPrefix(col.Shipping, "[") {
+			t.Errorf("after an edit: %s / %s, want arrays", col.Billing, col.Shipping)
+		}
+		c, err := s.CreateClient(ctx, ClientInput{Contact: Contact{CustomerName: "Client", CompanyEmail: "c@x.test", BillingAddress: bill}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js string
+		if err := s.Select((*Client)(nil)).ColumnExpr("CAST(c.billing_address AS TEXT)").Where("c.id = ?", c.ID).Scan(ctx, &js); err != nil {
+			t.Fatal(err)
+		}
+		cv, err := s.ClientView(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(js, "[") || !reflect.DeepEqual(cv.BillingAddress, bill) {
+			t.Errorf("client address stored %s, read %+v", js, cv.BillingAddress)
+		}
+	})
+}
+
+func TestAddressScanRefusesOtherJSON(t *testing.T) {
+	var a Address
+	for _, src := range []any{42, `"x"`, `[1,2]`} {
+		if err := a.Scan(src); err == nil {
+			t.Errorf("Scan(%v) accepted", src)
+		}
+	}
+	if err := a.Scan(`["1","2"]`); err != nil || a != (Address{FlatNo: "1", Street: "2"}) {
+		t.Errorf("a short array: %+v, %v", a, err)
+	}
+}
+
+// The one email index serves the equality lookups (duplicate warnings, an import's match
+// by email) as well as the sort: on PostgreSQL the column has the "C" collation, so an
+// equality can use leads_email_c_idx. Sequential scans are disabled, so a plan that cannot
+// use the index shows a Seq Scan.
+func TestEmailLookupsUseTheSortIndex(t *testing.T) {
+	eachImportDB(t, func(t *testing.T, db *DB, s Scope, admin, rep *User) {
+		if db.Dialect != Postgres {
+			return
+		}
+		ctx := context.Background()
+		plan := func(q string) string {
+			var lines []string
+			err := s.Tx(ctx, func(tx Scope) error {
+				if _, err := tx.idb.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+					return err
+				}
+				rows, err := tx.idb.QueryContext(ctx, "EXPLAIN "+q)
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				for rows.Next() {
+					var l string
+					if err := rows.Scan(&l); err != nil {
+						return err
+					}
+					lines = append(lines, l)
+				}
+				return errors.Join(rows.Err(), errRollback)
+			})
+			if !errors.Is(err, errRollback) {
+				t.Fatal(err)
+			}
+			return strings.Join(lines, "\n")
+		}
+		for q, index := range map[string]string{
+			"SELECT id FROM leads l WHERE l.tenant_id = 1 AND l.company_email = 'a@x.test'":                                              "leads_email_c_idx",
+			"SELECT id FROM leads l WHERE l.tenant_id = 1 AND l.company_email IN ('a@x.test', 'b@x.test')":                               "leads_email_c_idx",
+			"SELECT id FROM clients c WHERE c.tenant_id = 1 AND c.company_email IN ('a@x.test', 'b@x.test')":                             "clients_email_c_idx",
+			"SELECT id FROM leads l WHERE l.tenant_id = 1 AND l.client_id = 'k1'":                                                        "leads_client_id_key",
+			"SELECT id FROM leads l WHERE l.tenant_id = 1 AND l.company_email = 'a@x.test' ORDER BY l.company_email COLLATE \"C\", l.id": "leads_email_c_idx",
+		} {
+			if p := plan(q); !strings.Contains(p, index) || strings.Contains(p, "Seq Scan") {
+				t.Errorf("%s:\n%s\nwant %s", q, p, index)
+			}
+		}
+	})
+}
