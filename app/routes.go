@@ -18,6 +18,7 @@ import (
 func (s *server) routes(h handlers) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID)
+	r.Use(web.QueryStats(s.cfg.ServerTiming)) // first: the metrics and the access log read it
 	if s.cfg.TrustProxy {
 		r.Use(middleware.RealIP)
 	}
