@@ -18,6 +18,7 @@ import (
 func (s *server) routes(h handlers) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID)
+	r.Use(web.QueryStats(s.cfg.ServerTiming)) // first: the metrics and the access log read it
 	if s.cfg.TrustProxy {
 		r.Use(middleware.RealIP)
 	}
@@ -25,7 +26,7 @@ func (s *server) routes(h handlers) http.Handler {
 	r.Use(s.web.AccessLog)
 	r.Use(s.web.RecoverPanics)
 	r.Use(web.SecurityHeaders)
-	r.Use(middleware.Compress(5, "text/html", "text/css", "application/javascript", "text/javascript",
+	r.Use(web.Compress("text/html", "text/css", "application/javascript", "text/javascript",
 		"application/json", "image/svg+xml", "application/manifest+json"))
 
 	// Process-level endpoints: no session, no language.

@@ -52,6 +52,10 @@ type Config struct {
 	// BaseURL is the CRM's public address ("https://crm.example.com") for links sent by
 	// mail; empty, links are built from the address a request came to.
 	BaseURL string
+	// ServerTiming adds a Server-Timing header to every answer: the SQL statements the
+	// request ran and their time, and the request's whole time. For development (it tells
+	// anyone who looks how the server spends its time); off by default.
+	ServerTiming bool
 }
 
 // DefaultConfig is a sensible production configuration.

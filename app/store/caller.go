@@ -28,7 +28,28 @@ type callerRow struct {
 // Caller loads who makes a request — the user, the tenant and the user's permissions — in
 // one statement: it runs before every signed-in request, where three lookups cost three
 // round trips. ErrNotFound when the user does not exist in that tenant.
+//
+// The answer is kept in the process's caller cache (callercache.go) until a caller table
+// changes or CallerCacheTTL passes; each call gets its own copy of the user and tenant
+// (the permissions are shared and never changed).
 func (db *DB) Caller(ctx context.Context, tenantID, userID int64) (*User, *Tenant, auth.Permissions, error) {
+	now := time.Now()
+	key := callerKey{tenantID, userID}
+	if e, ok := db.callers.caller(key, now); ok {
+		u, t := e.user, e.tenant
+		return &u, &t, e.perms, nil
+	}
+	gen := callerGen.Load() // before the read: a change during it makes the entry stale
+	u, t, perms, err := db.readCaller(ctx, tenantID, userID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	db.callers.putCaller(key, callerEntry{user: *u, tenant: *t, perms: perms, gen: gen, at: now})
+	return u, t, perms, nil
+}
+
+// readCaller is Caller's one statement.
+func (db *DB) readCaller(ctx context.Context, tenantID, userID int64) (*User, *Tenant, auth.Permissions, error) {
 	var rows []callerRow
 	err := db.System(tenantID, userID).Select(&rows).
 		ColumnExpr("u.*, ro.require_2fa AS role_require_2fa").

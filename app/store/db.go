@@ -36,6 +36,7 @@ const (
 type DB struct {
 	bun     *bun.DB
 	Dialect Dialect
+	callers *callerCache // who makes requests, read a moment ago (callercache.go)
 }
 
 // DefaultURL is where the embedded database lives when nothing else is configured.
@@ -86,6 +87,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		sqldb.SetMaxIdleConns(8)
 		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite}
 	}
+	db.callers = newCallerCache()
+	db.bun.AddQueryHook(queryHook{})
 	if err := db.Ping(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("database unreachable: %w", err)
@@ -138,5 +141,10 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 
 // RunInTx runs fn in one transaction: committed if fn returns nil, rolled back otherwise.
 func (db *DB) RunInTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return db.bun.RunInTx(ctx, nil, fn)
+	gen := callerGen.Load()
+	err := db.bun.RunInTx(ctx, nil, fn)
+	if callerGen.Load() != gen { // a caller table written: see Scope.Tx
+		callersChanged()
+	}
+	return err
 }

@@ -71,6 +71,9 @@ type rlsConn struct {
 const unknownTenant = "\x00unknown"
 
 func (c *rlsConn) set(ctx context.Context, want string, local bool) error {
+	if s := QueryStatsFrom(ctx); s != nil {
+		s.switches.Add(1)
+	}
 	_, err := c.Conn.Conn().Exec(ctx, "SELECT set_config('app.tenant_id', $1, $2)", want, local)
 	if err != nil {
 		unknown := unknownTenant

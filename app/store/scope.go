@@ -102,11 +102,18 @@ func (s Scope) Tx(ctx context.Context, fn func(tx Scope) error) error {
 	if s.inTx() {
 		return fn(s)
 	}
-	return s.db.bun.RunInTx(withTenant(ctx, s.TenantID), nil, func(ctx context.Context, tx bun.Tx) error {
+	gen := callerGen.Load()
+	err := s.db.bun.RunInTx(withTenant(ctx, s.TenantID), nil, func(ctx context.Context, tx bun.Tx) error {
 		inner := s
 		inner.idb = newTenantIDB(tx, s.TenantID)
 		return fn(inner)
 	})
+	// A caller table written in the transaction: end the callers cached while it was open,
+	// which may hold the rows as they were (callercache.go).
+	if callerGen.Load() != gen {
+		callersChanged()
+	}
+	return err
 }
 
 // inTx reports whether the scope is bound to a transaction.

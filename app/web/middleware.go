@@ -15,6 +15,7 @@ import (
 
 	"crm/app/auth"
 	"crm/app/i18n"
+	"crm/app/store"
 )
 
 // CrossOriginProtection refuses state-changing browser requests from other sites, with
@@ -172,9 +173,11 @@ func (k *Kit) RecoverPanics(next http.Handler) http.Handler {
 // Metrics counts requests and their latency by route pattern (not raw path, to keep
 // the label set small).
 type Metrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
-	Registry *prometheus.Registry
+	requests   *prometheus.CounterVec
+	latency    *prometheus.HistogramVec
+	statements *prometheus.HistogramVec
+	sqlTime    *prometheus.HistogramVec
+	Registry   *prometheus.Registry
 }
 
 // NewMetrics registers the request metrics in a registry of their own.
@@ -185,9 +188,16 @@ func NewMetrics() *Metrics {
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "crm_http_request_duration_seconds",
 			Help: "HTTP request latency by route.", Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}},
 			[]string{"route", "method"}),
+		// Where a request's time goes (QueryStats): how many statements and how long in them.
+		statements: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "crm_http_request_sql_statements",
+			Help: "SQL statements per HTTP request by route.", Buckets: []float64{0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 100}},
+			[]string{"route", "method"}),
+		sqlTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "crm_http_request_sql_seconds",
+			Help: "Time in SQL statements per HTTP request by route.", Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}},
+			[]string{"route", "method"}),
 		Registry: prometheus.NewRegistry(),
 	}
-	m.Registry.MustRegister(m.requests, m.latency)
+	m.Registry.MustRegister(m.requests, m.latency, m.statements, m.sqlTime)
 	return m
 }
 
@@ -203,6 +213,10 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		}
 		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(ww.Status())).Inc()
 		m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+		if st := store.QueryStatsFrom(r.Context()); st != nil {
+			m.statements.WithLabelValues(route, r.Method).Observe(float64(st.Statements()))
+			m.sqlTime.WithLabelValues(route, r.Method).Observe(st.SQLTime().Seconds())
+		}
 	})
 }
 

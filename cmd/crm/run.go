@@ -363,9 +363,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	mailEvery := fs.Duration("mail-interval", 5*time.Second, "how often the outbox is swept for mail to send")
 	baseURL := fs.String("base-url", getenv("CRM_BASE_URL"),
 		"the CRM's public address, for links in mail such as unsubscribe, e.g. https://crm.example.com (env CRM_BASE_URL; default: the listen address)")
+	serverTiming := fs.Bool("server-timing", getenv("CRM_SERVER_TIMING") == "true",
+		"add a Server-Timing header (SQL statements and time, request time) to every answer; for development, on with --demo (env CRM_SERVER_TIMING)")
+	callerTTL := fs.Duration("caller-cache-ttl", store.CallerCacheTTL,
+		"how long a signed-in caller (user, role, tenant) or an API token read from the database is reused; another instance's change is seen within it (0: read on every request)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	store.CallerCacheTTL = *callerTTL
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var smtpServer *mail.Server // the server-wide SMTP_URL: tenants without a server of their own use it
 	if raw := getenv("SMTP_URL"); raw != "" {
@@ -404,7 +409,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	cfg := app.Config{SecureCookies: *secure, TrustProxy: *trustProxy, SessionIdle: *idle,
 		SessionLifetime: *lifetime, MobileSessionLifetime: *mobile, MetricsToken: getenv("METRICS_TOKEN"),
-		BaseURL: *baseURL}
+		BaseURL: *baseURL, ServerTiming: *serverTiming || *demo}
 	metrics := web.NewMetrics()
 	// One import runner: requests start imports on it, its sweep resumes interrupted ones,
 	// and Close stops both before the database closes.
