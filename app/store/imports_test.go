@@ -614,9 +614,9 @@ func checkCounters(t *testing.T, db *DB, step string) {
 	const ways = "CROSS JOIN (SELECT 0 AS k UNION ALL SELECT 1 UNION ALL SELECT 2) AS w"
 	for _, c := range []struct{ what, kept, counted string }{
 		{"lead_counts",
-			"SELECT tenant_id AS t, stage_id AS a, owner_id AS b, created_by AS c, 0 AS d, '' AS day, n FROM lead_counts WHERE n <> 0",
-			"SELECT tenant_id AS t, COALESCE(lead_stage_id, 0) AS a, COALESCE(owner_id, 0) AS b, COALESCE(created_by, 0) AS c, 0 AS d, " +
-				"'' AS day, count(*) AS n FROM leads GROUP BY 1, 2, 3, 4"},
+			"SELECT tenant_id AS t, stage_id AS a, owner_id AS b, created_by AS c, status_id AS d, '' AS day, n FROM lead_counts WHERE n <> 0",
+			"SELECT tenant_id AS t, COALESCE(lead_stage_id, 0) AS a, COALESCE(owner_id, 0) AS b, COALESCE(created_by, 0) AS c, " +
+				"COALESCE(lead_status_id, 0) AS d, '' AS day, count(*) AS n FROM leads GROUP BY 1, 2, 3, 4, 5"},
 		{"lead_day_counts",
 			"SELECT tenant_id AS t, user_id AS a, stage_id AS b, status_id AS c, source_id AS d, " + keptDay + " AS day, n " +
 				"FROM lead_day_counts WHERE n <> 0",

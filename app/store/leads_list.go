@@ -91,7 +91,7 @@ type LeadPage struct {
 //   - a search first collects at most SearchCountCap+1 matching ids through the search
 //     index (pg_trgm, FTS5 trigram; a short term through the prefix indexes): the count,
 //     and the set the page is then read from when it is complete;
-//   - otherwise the total comes from lead_counts when only stage and owner filter (exact, a
+//   - otherwise the total comes from lead_counts when only stage, status and owner filter (exact, a
 //     few rows), else from counting at most LeadCountCap+1 matches, or from a last page;
 //   - won and lost always come from lead_counts.
 func (s Scope) ListLeads(ctx context.Context, q LeadQuery) (*LeadPage, error) {
@@ -140,15 +140,18 @@ func (s Scope) fromCounters(ctx context.Context, f *leadFilter) (total, won, los
 		Lost  int64 `bun:"lost"`
 	}
 	matches := bun.SafeQuery("1 = 1")
-	if f != nil && len(f.q.StageIDs)+len(f.q.OwnerIDs) > 0 {
-		stage, owner := bun.SafeQuery("1 = 1"), bun.SafeQuery("1 = 1")
+	if f != nil && len(f.q.StageIDs)+len(f.q.StatusIDs)+len(f.q.OwnerIDs) > 0 {
+		stage, status, owner := bun.SafeQuery("1 = 1"), bun.SafeQuery("1 = 1"), bun.SafeQuery("1 = 1")
 		if len(f.q.StageIDs) > 0 {
 			stage = bun.SafeQuery("lc.stage_id IN (?)", bun.In(f.q.StageIDs))
+		}
+		if len(f.q.StatusIDs) > 0 {
+			status = bun.SafeQuery("lc.status_id IN (?)", bun.In(f.q.StatusIDs))
 		}
 		if len(f.q.OwnerIDs) > 0 {
 			owner = bun.SafeQuery("lc.owner_id IN (?)", bun.In(f.q.OwnerIDs))
 		}
-		matches = bun.SafeQuery("? AND ?", stage, owner)
+		matches = bun.SafeQuery("? AND ? AND ?", stage, status, owner)
 	}
 	err = s.scanList(ctx, s.leadCounts().
 		ColumnExpr("CAST(COALESCE(SUM(CASE WHEN ? THEN lc.n ELSE 0 END), 0) AS BIGINT) AS total", matches).
@@ -158,13 +161,14 @@ func (s Scope) fromCounters(ctx context.Context, f *leadFilter) (total, won, los
 	return out.Total, out.Won, out.Lost, err
 }
 
-// leadCount is one counter of lead_counts: how many leads of a tenant have this stage, owner
-// and creator (0 for none). Triggers keep them; the store only reads them.
+// leadCount is one counter of lead_counts: how many leads of a tenant have this stage,
+// status, owner and creator (0 for none). Triggers keep them; the store only reads them.
 type leadCount struct {
 	bun.BaseModel `bun:"table:lead_counts,alias:lc"`
 	Owned
 
 	StageID   int64 `bun:"stage_id,pk"`
+	StatusID  int64 `bun:"status_id,pk"`
 	OwnerID   int64 `bun:"owner_id,pk"`
 	CreatedBy int64 `bun:"created_by,pk"`
 	N         int64 `bun:"n,notnull"`

@@ -197,9 +197,10 @@ func (f *leadFilter) allowsGroup(kind MasterKind, g int64) bool {
 	return len(ids) == 0 || slices.Contains(ids, g)
 }
 
-// countable reports whether the counters can answer the count: no filter but stage and owner.
+// countable reports whether the counters can answer the count: no filter but stage, status
+// and owner.
 func (f *leadFilter) countable() bool {
 	q := f.q
-	return f.search == nil && len(q.StatusIDs) == 0 && len(q.SourceIDs) == 0 && len(q.TypeIDs) == 0 &&
+	return f.search == nil && len(q.SourceIDs) == 0 && len(q.TypeIDs) == 0 &&
 		q.CreatedFrom.IsZero() && q.CreatedTo.IsZero()
 }

@@ -570,13 +570,13 @@ func TestListLeadsOwnScopeAndTenants(t *testing.T) {
 }
 
 // TestLeadCountersFollowChanges checks the trigger-kept counters against the leads after
-// creates, stage and owner moves (one by one and in bulk) and deletes.
+// creates, stage, status and owner moves (one by one and in bulk) and deletes.
 func TestLeadCountersFollowChanges(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := newListFixture(t, db)
 		ctx := context.Background()
-		st := f.masters[store.KindStage]
+		st, ss := f.masters[store.KindStage], f.masters[store.KindStatus]
 		won := slices.IndexFunc(st, func(m store.Master) bool { return m.IsWon })
 		check := func(step string) {
 			t.Helper()
@@ -605,6 +605,23 @@ func TestLeadCountersFollowChanges(t *testing.T) {
 					if got := list(t, c.s, store.LeadQuery{StageIDs: []int64{m.ID}}).Total; got != n {
 						t.Errorf("%s: stage %s counts %d, want %d", step, m.Name, got, n)
 					}
+					// Stage and status together come from the counters too (issue 13).
+					for _, ms := range ss {
+						n := int64(len(f.where(func(l *store.LeadView) bool {
+							return c.mine(l) && is(l.LeadStageID, m.ID) && is(l.LeadStatusID, ms.ID)
+						})))
+						q := store.LeadQuery{StageIDs: []int64{m.ID}, StatusIDs: []int64{ms.ID}}
+						if got := list(t, c.s, q).Total; got != n {
+							t.Errorf("%s: stage %s status %s counts %d, want %d", step, m.Name, ms.Name, got, n)
+						}
+						plans, err := c.s.ExplainListLeads(ctx, q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if counted := slices.ContainsFunc(plans, func(p string) bool { return strings.Contains(p, "AS upto") }); counted {
+							t.Errorf("%s: stage %s status %s counted the leads, not the counters:\n%s", step, m.Name, ms.Name, strings.Join(plans, "\n"))
+						}
+					}
 				}
 			}
 		}
@@ -621,6 +638,13 @@ func TestLeadCountersFollowChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("owner and stage changed")
+		if err := f.admin.SetLeadField(ctx, f.leads[5].ID, store.FieldStatus, ss[len(ss)-1].ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.admin.BulkSetLeadField(ctx, []int64{f.leads[2].ID, f.leads[7].ID}, store.FieldStatus, ss[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		check("status changed")
 		if err := f.admin.DeleteLead(ctx, f.leads[0].ID); err != nil {
 			t.Fatal(err)
 		}
