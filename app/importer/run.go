@@ -35,6 +35,9 @@ type Runner struct {
 	// Pause is a rest between two batches, so that a large import leaves the database to
 	// the people using it (and, in tests, so its progress can be watched on any machine).
 	Pause time.Duration
+	// AfterBatch, when set, is called after each committed batch of an import or an undo,
+	// with the import as it stands (NextRow, Undone): for a measurement's per-batch rate.
+	AfterBatch func(im *store.Import)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -222,6 +225,9 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 		}
 		_, err := s.ApplyImportBatch(ctx, im, batch, n)
 		batch = batch[:0]
+		if err == nil && r.AfterBatch != nil {
+			r.AfterBatch(im)
+		}
 		return err
 	}
 	for {
@@ -246,6 +252,9 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 func (r *Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
 	for {
 		more, err := s.UndoImportBatch(ctx, im, UndoBatchSize)
+		if err == nil && r.AfterBatch != nil {
+			r.AfterBatch(im)
+		}
 		if err != nil || !more {
 			return err
 		}
