@@ -94,10 +94,13 @@ func TestImportThroughput(t *testing.T) {
 		seeded = v
 	}
 	for _, d := range storetest.Dialects() {
+		if e := os.Getenv("IMPORT_ENGINE"); e != "" && e != string(d) {
+			continue // IMPORT_ENGINE=sqlite or postgres: that engine only
+		}
 		t.Run(string(d), func(t *testing.T) {
 			db := storetest.Open(t, d)
 			sc := importertest.Scenario{DB: db, TenantName: "Import bench", Rows: n, Seeded: seeded, Users: 9, Seed: 13,
-				Log: testWriter{t, string(d)}}
+				Log: testWriter{t, string(d)}, Statements: os.Getenv("IMPORT_STATEMENTS") != ""}
 			if _, err := sc.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}

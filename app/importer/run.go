@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,9 +18,16 @@ import (
 // Batch sizes: rows applied, and changes undone, per transaction. A batch also moves the
 // progress bar and is the most an interrupted import repeats when it resumes.
 var (
-	BatchSize     = 500
-	UndoBatchSize = 500
+	BatchSize     = envInt("IMPORT_BATCH", 500)
+	UndoBatchSize = envInt("IMPORT_BATCH", 500)
 )
+
+func envInt(k string, d int) int {
+	if n, err := strconv.Atoi(os.Getenv(k)); err == nil {
+		return n
+	}
+	return d
+}
 
 // Failure message ids kept on an import that stopped.
 const (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"crm/app/validate"
 )
@@ -48,7 +49,7 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 		return BatchCounts{}, fmt.Errorf("store: %q is not importable", im.Entity)
 	}
 	var counts BatchCounts
-	err := s.Tx(ctx, func(tx Scope) error {
+	err := s.importTx(ctx, func(tx Scope) error {
 		counts = BatchCounts{}
 		if err := tx.holdImport(ctx, im, ImportRunning); err != nil {
 			return err
@@ -153,9 +154,21 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 	}
 	e := a.ad.entity
 	var recs []R
-	// No ORDER BY: SQLite would walk the tenant's every row by id to avoid a sort,
-	// instead of looking the keys up in their index.
-	if err := a.tx.reach(e, &recs).Where(e.Alias+"."+a.ad.keyField(a.im.MatchKey)+" IN (?)", bun.In(keys)).Scan(ctx); err != nil {
+	col := e.Alias + "." + a.ad.keyField(a.im.MatchKey)
+	if a.tx.Dialect() == Postgres {
+		// One lookup of the key's index per key. Asked for all of them at once (col IN
+		// (…)), PostgreSQL goes by its statistics of the tenant, which lag behind a large
+		// import (and are never taken by the application role, which owns no table): it
+		// believed a few hundred leads and read all of them, each batch, to find its keys —
+		// 92 ms a batch at 100,000 rows into a tenant of 20,000, growing with the table.
+		inner := a.tx.reach(e, (*R)(nil)).Where(col + " = k.key").String()
+		if err := a.tx.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+") AS "+e.Alias,
+			pgdialect.Array(keys)).Scan(ctx, &recs); err != nil {
+			return err
+		}
+	} else if err := a.tx.reach(e, &recs).Where(col+" IN (?)", bun.In(keys)).Scan(ctx); err != nil {
+		// No ORDER BY: SQLite would walk the tenant's every row by id to avoid a sort,
+		// instead of looking the keys up in their index.
 		return err
 	}
 	slices.SortFunc(recs, func(x, y R) int { return cmp.Compare(*a.ad.record(&x).id, *a.ad.record(&y).id) })

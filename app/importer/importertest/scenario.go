@@ -2,6 +2,7 @@ package importertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,6 +31,12 @@ type Scenario struct {
 	Seed       uint64
 	// Log, when set, gets a line per step and the per-batch rates.
 	Log io.Writer
+	// Reuse takes the tenant named TenantName if there is one, as it is, instead of making
+	// one (crmbench, whose database outlives a run).
+	Reuse bool
+	// Statements adds to each step's line the time of its statements by kind
+	// (store.StatementTimes).
+	Statements bool
 }
 
 // Step is one timed step of a scenario.
@@ -39,16 +46,17 @@ type Step struct {
 	Wall time.Duration
 	CPU  time.Duration // user and system time of this process during the step
 	// Rates are rows per second over the first, middle and last tenth of the step's
-	// batches (each at least one batch).
-	Rates [3]float64
+	// batches (each at least one batch); CPURates the same in rows per second of this
+	// process's CPU time, which the machine's other work does not change.
+	Rates, CPURates [3]float64
 	// Load is the machine's one-minute load average at the end of the step.
 	Load string
 }
 
 func (st Step) String() string {
-	return fmt.Sprintf("%s: %d rows in %s (%.0f rows/s), %s CPU in this process; per batch %.0f / %.0f / %.0f rows/s at start / middle / end; load %s",
+	return fmt.Sprintf("%s: %d rows in %s (%.0f rows/s), %s CPU in this process; per batch %.0f / %.0f / %.0f rows/s at start / middle / end (%.0f / %.0f / %.0f rows per CPU second); load %s",
 		st.Name, st.Rows, st.Wall.Round(time.Millisecond), float64(st.Rows)/st.Wall.Seconds(), st.CPU.Round(time.Millisecond),
-		st.Rates[0], st.Rates[1], st.Rates[2], st.Load)
+		st.Rates[0], st.Rates[1], st.Rates[2], st.CPURates[0], st.CPURates[1], st.CPURates[2], st.Load)
 }
 
 // userNames are the sales users' names: owners by name in the file (with accents).
@@ -62,31 +70,9 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 			fmt.Fprintf(sc.Log, format+"\n", args...)
 		}
 	}
-	stamp := time.Now().UnixNano()
-	tn, admin, err := sc.DB.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: sc.TenantName,
-		AdminEmail: fmt.Sprintf("admin.%d@import-bench.test", stamp), AdminPassword: "Bench@12345"})
+	s, owners, seeded, err := sc.tenant(ctx, logf)
 	if err != nil {
-		return nil, fmt.Errorf("tenant: %w", err)
-	}
-	s := sc.DB.System(tn.ID, admin.ID)
-	var owners []string
-	for i := range sc.Users {
-		name := userNames[i%len(userNames)]
-		if i >= len(userNames) {
-			name += fmt.Sprintf(" %d", i/len(userNames)+1)
-		}
-		email := fmt.Sprintf("rep%d.%d@import-bench.test", i+1, stamp)
-		if _, err := s.CreateUser(ctx, store.NewUser{Email: email, Name: name, Password: "Bench@12345", Role: store.RoleSales}); err != nil {
-			return nil, fmt.Errorf("user: %w", err)
-		}
-		owners = append(owners, name, email)
-	}
-	if sc.Seeded > 0 {
-		start := time.Now()
-		if err := s.SeedLeads(ctx, sc.Seeded, nil); err != nil {
-			return nil, err
-		}
-		logf("tenant %d %q: %d leads seeded in %s", tn.ID, sc.TenantName, sc.Seeded, time.Since(start).Round(time.Millisecond))
+		return nil, err
 	}
 	o := Options{Rows: sc.Rows, Seed: sc.Seed, Owners: owners}
 	for _, x := range []struct {
@@ -102,7 +88,7 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 			*x.dst = append(*x.dst, m.Name)
 		}
 	}
-	c := checker{s: s, seeded: sc.Seeded}
+	c := checker{s: s, seeded: seeded}
 	if err := c.check(ctx, "seeded", 0, 0); err != nil {
 		return nil, err
 	}
@@ -111,7 +97,11 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 	defer runner.Close()
 	var batches []batchMark
 	runner.AfterBatch = func(im *store.Import) {
-		batches = append(batches, batchMark{time.Now(), im.NextRow + im.Undone})
+		batches = append(batches, batchMark{time.Now(), CPUTime(), im.NextRow + im.Undone})
+	}
+	var stmts *store.StatementTimes
+	if sc.Statements {
+		stmts = sc.DB.TimeStatements()
 	}
 	var steps []Step
 	timed := func(name string, rows int, im *store.Import) (*store.Import, error) {
@@ -120,14 +110,21 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 			return nil, err
 		}
 		batches = batches[:0]
+		if stmts != nil {
+			stmts.Reset()
+		}
 		start, cpu := time.Now(), CPUTime()
-		batches = append(batches, batchMark{start, before.NextRow + before.Undone})
-		if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
+		batches = append(batches, batchMark{start, cpu, before.NextRow + before.Undone})
+		if err := runner.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: im.ID}); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		st := Step{Name: name, Rows: rows, Wall: time.Since(start), CPU: CPUTime() - cpu, Rates: rates(batches), Load: loadAverage()}
+		st := Step{Name: name, Rows: rows, Wall: time.Since(start), CPU: CPUTime() - cpu, Load: loadAverage()}
+		st.Rates, st.CPURates = rates(batches)
 		steps = append(steps, st)
 		logf("%s", st)
+		if stmts != nil {
+			logf("  statements: %s", stmts)
+		}
 		return s.Import(ctx, im.ID)
 	}
 
@@ -198,6 +195,62 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		return steps, fmt.Errorf("undo of the create: status %s, undone %d of %d", got.Status, got.Undone, sc.Rows)
 	}
 	return steps, c.check(ctx, "undo of the create", 0, 0)
+}
+
+// tenant is the scenario's tenant: with Reuse, the one of that name if there is one (a
+// scenario leaves its tenant as it found it), else a new one with Users sales users and
+// Seeded leads. It gives its administrator's scope, the owners' cells (each user by name
+// and by email) and how many leads it has.
+func (sc Scenario) tenant(ctx context.Context, logf func(string, ...any)) (store.Scope, []string, int, error) {
+	var owners []string
+	if sc.Reuse {
+		tn, err := sc.DB.TenantByName(ctx, sc.TenantName)
+		if err == nil {
+			s := sc.DB.System(tn.ID, 0)
+			users, err := s.Users(ctx)
+			if err != nil {
+				return s, nil, 0, err
+			}
+			for _, u := range users {
+				if strings.HasPrefix(u.Email, "admin.") {
+					s = sc.DB.System(tn.ID, u.ID)
+				} else {
+					owners = append(owners, u.Name, u.Email)
+				}
+			}
+			n, err := s.Select((*store.Lead)(nil)).Count(ctx)
+			logf("tenant %d %q reused: %d leads", tn.ID, sc.TenantName, n)
+			return s, owners, int(n), err
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return store.Scope{}, nil, 0, err
+		}
+	}
+	stamp := time.Now().UnixNano()
+	tn, admin, err := sc.DB.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: sc.TenantName,
+		AdminEmail: fmt.Sprintf("admin.%d@import-bench.test", stamp), AdminPassword: "Bench@12345"})
+	if err != nil {
+		return store.Scope{}, nil, 0, fmt.Errorf("tenant: %w", err)
+	}
+	s := sc.DB.System(tn.ID, admin.ID)
+	for i := range sc.Users {
+		name := userNames[i%len(userNames)]
+		if i >= len(userNames) {
+			name += fmt.Sprintf(" %d", i/len(userNames)+1)
+		}
+		email := fmt.Sprintf("rep%d.%d@import-bench.test", i+1, stamp)
+		if _, err := s.CreateUser(ctx, store.NewUser{Email: email, Name: name, Password: "Bench@12345", Role: store.RoleSales}); err != nil {
+			return s, nil, 0, fmt.Errorf("user: %w", err)
+		}
+		owners = append(owners, name, email)
+	}
+	if sc.Seeded > 0 {
+		start := time.Now()
+		if err := s.SeedLeads(ctx, sc.Seeded, nil); err != nil {
+			return s, nil, 0, err
+		}
+		logf("tenant %d %q: %d leads seeded in %s", tn.ID, sc.TenantName, sc.Seeded, time.Since(start).Round(time.Millisecond))
+	}
+	return s, owners, sc.Seeded, nil
 }
 
 // Upload stores a file as an upload does (importer.Inspect, then Scope.CreateImport with
@@ -304,24 +357,28 @@ func (c checker) check(ctx context.Context, step string, imported, changed int) 
 
 type batchMark struct {
 	at   time.Time
+	cpu  time.Duration
 	done int
 }
 
 // rates are rows per second over the first, middle and last tenth of the batches.
-func rates(marks []batchMark) [3]float64 {
-	var out [3]float64
+// (by the clock and by this process's CPU time).
+func rates(marks []batchMark) (wall, cpu [3]float64) {
 	n := len(marks) - 1 // intervals
 	if n < 1 {
-		return out
+		return wall, cpu
 	}
 	w := max(n/10, 1)
 	for i, from := range []int{0, (n - w) / 2, n - w} {
 		a, b := marks[from], marks[from+w]
 		if d := b.at.Sub(a.at).Seconds(); d > 0 {
-			out[i] = float64(b.done-a.done) / d
+			wall[i] = float64(b.done-a.done) / d
+		}
+		if d := (b.cpu - a.cpu).Seconds(); d > 0 {
+			cpu[i] = float64(b.done-a.done) / d
 		}
 	}
-	return out
+	return wall, cpu
 }
 
 // CPUTime is the CPU time (user and system) this process has used so far.
