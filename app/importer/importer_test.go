@@ -93,6 +93,9 @@ func TestImportThroughput(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("IMPORT_SEEDED")); err == nil {
 		seeded = v
 	}
+	if v, err := strconv.Atoi(os.Getenv("IMPORT_BATCH")); err == nil { // another batch size, to compare
+		importer.BatchSize, importer.UndoBatchSize = v, v
+	}
 	for _, d := range storetest.Dialects() {
 		if e := os.Getenv("IMPORT_ENGINE"); e != "" && e != string(d) {
 			continue // IMPORT_ENGINE=sqlite or postgres: that engine only

@@ -161,9 +161,7 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 		// import (and are never taken by the application role, which owns no table): it
 		// believed a few hundred leads and read all of them, each batch, to find its keys —
 		// 92 ms a batch at 100,000 rows into a tenant of 20,000, growing with the table.
-		inner := a.tx.reach(e, (*R)(nil)).Where(col + " = k.key").String()
-		if err := a.tx.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+") AS "+e.Alias,
-			pgdialect.Array(keys)).Scan(ctx, &recs); err != nil {
+		if err := keyLookup[R](a.tx, e, col, keys).Scan(ctx, &recs); err != nil {
 			return err
 		}
 	} else if err := a.tx.reach(e, &recs).Where(col+" IN (?)", bun.In(keys)).Scan(ctx); err != nil {
@@ -180,6 +178,14 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 		a.records[id] = r
 	}
 	return nil
+}
+
+// keyLookup is, on PostgreSQL, the records of the entity the scope reaches whose column
+// col has one of the keys, found one key at a time.
+func keyLookup[R any](s Scope, e *Entity, col string, keys []string) *bun.RawQuery {
+	inner := s.reach(e, (*R)(nil)).Where(col + " = k.key").String()
+	return s.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+") AS "+e.Alias,
+		pgdialect.Array(keys))
 }
 
 // apply does one row and says what happened; an error other than the row's own refusal

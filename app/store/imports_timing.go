@@ -29,7 +29,9 @@ func (db *DB) TimeStatements() *StatementTimes {
 }
 
 // BeforeQuery is bun's hook.
-func (st *StatementTimes) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (st *StatementTimes) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
 
 // AfterQuery is bun's hook.
 func (st *StatementTimes) AfterQuery(_ context.Context, e *bun.QueryEvent) {
