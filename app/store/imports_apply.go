@@ -183,8 +183,11 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 // keyLookup is, on PostgreSQL, the records of the entity the scope reaches whose column
 // col has one of the keys, found one key at a time.
 func keyLookup[R any](s Scope, e *Entity, col string, keys []string) *bun.RawQuery {
+	// OFFSET 0 keeps the subquery a subquery: flattened into a join, the planner may again
+	// put the tenant's leads on the outside (believing them few) and compare each with every
+	// key (24 s a batch of 2,000).
 	inner := s.reach(e, (*R)(nil)).Where(col + " = k.key").String()
-	return s.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+") AS "+e.Alias,
+	return s.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+" OFFSET 0) AS "+e.Alias,
 		pgdialect.Array(keys))
 }
 

@@ -67,9 +67,16 @@ func (st *StatementTimes) String() string {
 	return strings.Join(out, ", ")
 }
 
-// statementKind is a statement's verb and the table it works on.
+// statementKind is a statement's verb and the table it works on (read from the statement's
+// start, or for a WITH … UPDATE from its end: statements of an import run to megabytes).
 func statementKind(q string) string {
-	f := strings.Fields(q)
+	head := q[:min(len(q), 200)]
+	if strings.HasPrefix(head, "WITH") {
+		if i := strings.LastIndex(q, ") UPDATE "); i >= 0 {
+			head = "UPDATE " + q[i+len(") UPDATE "):min(len(q), i+len(") UPDATE ")+60)]
+		}
+	}
+	f := strings.Fields(head)
 	if len(f) == 0 {
 		return "?"
 	}
@@ -91,8 +98,6 @@ func statementKind(q string) string {
 		return "DELETE " + table("FROM")
 	case "UPDATE":
 		return "UPDATE " + table("UPDATE")
-	case "WITH":
-		return "WITH … UPDATE " + table("UPDATE")
 	}
 	return verb
 }
