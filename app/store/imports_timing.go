@@ -84,7 +84,11 @@ func statementKind(q string) string {
 	table := func(after string) string {
 		for i := 0; i+1 < len(f); i++ {
 			if strings.EqualFold(f[i], after) {
-				return strings.Trim(f[i+1], `"(`)
+				name := strings.Trim(f[i+1], `"(`)
+				if j := strings.IndexByte(name, '('); j >= 0 { // unnest(…)
+					name = name[:j]
+				}
+				return name
 			}
 		}
 		return ""
