@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/uptrace/bun"
 )
 
 // update applies a row to the record it matches, in memory: the record as UpdateLead or
@@ -216,8 +218,16 @@ func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns)
 			q.WriteString(" FROM v WHERE " + alias + ".tenant_id = ? AND " + alias + ".id = v.id")
 			args = append(args, s.TenantID)
 			if pg { // (SQLite would read an index for the range before the row by its id)
-				q.WriteString(" AND " + alias + ".id BETWEEN ? AND ?")
-				args = append(args, chunk[0].id, chunk[len(chunk)-1].id)
+				// And the ids themselves: with only v to join, the planner, believing the
+				// tenant small, took its leads as the outer side and read v again for each
+				// (250 ms a statement of 150 records). With the list, the leads side is the
+				// records of the list, read from the primary key.
+				ids := make([]int64, len(chunk))
+				for i, r := range chunk {
+					ids[i] = r.id
+				}
+				q.WriteString(" AND " + alias + ".id BETWEEN ? AND ? AND " + alias + ".id IN (?)")
+				args = append(args, chunk[0].id, chunk[len(chunk)-1].id, bun.In(ids))
 			}
 			if whose != "" {
 				q.WriteString(" AND " + whose)
