@@ -70,7 +70,7 @@ func (st *StatementTimes) String() string {
 // statementKind is a statement's verb and the table it works on (read from the statement's
 // start, or for a WITH … UPDATE from its end: statements of an import run to megabytes).
 func statementKind(q string) string {
-	head := q[:min(len(q), 200)]
+	head := q[:min(len(q), 4000)] // (a select of every column of a lead names its table after 1,500 characters)
 	if strings.HasPrefix(head, "WITH") {
 		if i := strings.LastIndex(q, ") UPDATE "); i >= 0 {
 			head = "UPDATE " + q[i+len(") UPDATE "):min(len(q), i+len(") UPDATE ")+60)]
