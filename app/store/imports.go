@@ -24,7 +24,9 @@ import (
 //   - imports_update.go: the batch's updated records written set by set;
 //   - imports_undo.go: the undo of a whole import, batch by batch;
 //   - imports_entities.go: what the machinery asks of an importable entity (its adapter),
-//     with the adapters of leads (imports_leads.go) and clients (imports_clients.go).
+//     with the adapters of leads (imports_leads.go) and clients (imports_clients.go);
+//   - imports_tx.go: a batch's transaction, set for bulk writes on each engine;
+//   - imports_timing.go: time per kind of statement, for measurements of imports.
 
 // Import statuses, in the order an import goes through them.
 const (

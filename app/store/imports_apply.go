@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"crm/app/validate"
 )
@@ -48,7 +49,7 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 		return BatchCounts{}, fmt.Errorf("store: %q is not importable", im.Entity)
 	}
 	var counts BatchCounts
-	err := s.Tx(ctx, func(tx Scope) error {
+	err := s.importTx(ctx, func(tx Scope) error {
 		counts = BatchCounts{}
 		if err := tx.holdImport(ctx, im, ImportRunning); err != nil {
 			return err
@@ -153,9 +154,19 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 	}
 	e := a.ad.entity
 	var recs []R
-	// No ORDER BY: SQLite would walk the tenant's every row by id to avoid a sort,
-	// instead of looking the keys up in their index.
-	if err := a.tx.reach(e, &recs).Where(e.Alias+"."+a.ad.keyField(a.im.MatchKey)+" IN (?)", bun.In(keys)).Scan(ctx); err != nil {
+	col := e.Alias + "." + a.ad.keyField(a.im.MatchKey)
+	if a.tx.Dialect() == Postgres {
+		// One lookup of the key's index per key. Asked for all of them at once (col IN
+		// (…)), PostgreSQL goes by its statistics of the tenant, which lag behind a large
+		// import (and are never taken by the application role, which owns no table): it
+		// believed a few hundred leads and read all of them, each batch, to find its keys —
+		// 92 ms a batch at 100,000 rows into a tenant of 20,000, growing with the table.
+		if err := keyLookup[R](a.tx, e, col, keys).Scan(ctx, &recs); err != nil {
+			return err
+		}
+	} else if err := a.tx.reach(e, &recs).Where(col+" IN (?)", bun.In(keys)).Scan(ctx); err != nil {
+		// No ORDER BY: SQLite would walk the tenant's every row by id to avoid a sort,
+		// instead of looking the keys up in their index.
 		return err
 	}
 	slices.SortFunc(recs, func(x, y R) int { return cmp.Compare(*a.ad.record(&x).id, *a.ad.record(&y).id) })
@@ -167,6 +178,17 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 		a.records[id] = r
 	}
 	return nil
+}
+
+// keyLookup is, on PostgreSQL, the records of the entity the scope reaches whose column
+// col has one of the keys, found one key at a time.
+func keyLookup[R any](s Scope, e *Entity, col string, keys []string) *bun.RawQuery {
+	// OFFSET 0 keeps the subquery a subquery: flattened into a join, the planner may again
+	// put the tenant's leads on the outside (believing them few) and compare each with every
+	// key (24 s a batch of 2,000).
+	inner := s.reach(e, (*R)(nil)).Where(col + " = k.key").String()
+	return s.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+" OFFSET 0) AS "+e.Alias,
+		pgdialect.Array(keys))
 }
 
 // apply does one row and says what happened; an error other than the row's own refusal

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"crm/app/importer/importertest"
+	"crm/app/store"
+)
+
+// Import measurement (issue 13): a realistic CSV file of 100,000 leads, 22 columns
+// (importertest.Generate: owners by name or email, creation dates, both addresses, notes of
+// several lines with accents, in shuffled order) into a tenant of 20,000 leads of its own
+// ("Import bench", made and seeded on the first run, reused after: each run leaves it as
+// it found it), through the product's import path (upload as POST
+// /v1/api/import/create-import stores it, queue, importer.Runner.Run, which `crm serve`'s
+// worker runs): create, update (the same leads changed), undo of the update, undo of the
+// create, each timed, with the counts checked after each (importertest.Scenario).
+const (
+	importRows   = 100_000
+	importSeeded = 20_000
+	importBudget = 20 * time.Second
+)
+
+// benchImport measures the import on the engine's database at dbURL (migrated already; on
+// PostgreSQL preferably as the application role, as the server runs). CRMBENCH_IMPORT_ROWS
+// sets another number of rows, for a short try.
+func benchImport(ctx context.Context, c config, engine, dbURL string, out io.Writer) ([]result, error) {
+	rows := importRows
+	if n, err := strconv.Atoi(os.Getenv("CRMBENCH_IMPORT_ROWS")); err == nil && n > 0 {
+		rows = n
+	}
+	fmt.Fprintf(out, "\n## %s: import of %d realistic rows into a tenant of %d leads\n\n", engine, rows, importSeeded)
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	sc := importertest.Scenario{DB: db, TenantName: "Import bench", Reuse: true, Rows: rows, Seeded: importSeeded,
+		Users: max(c.reps, 2), Seed: 13, Log: out, Statements: true}
+	steps, err := sc.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	res := make([]result, 0, len(steps))
+	for _, st := range steps {
+		m := &vegeta.Metrics{}
+		m.Add(&vegeta.Result{Code: 200, Latency: st.Wall, Timestamp: time.Now().Add(-st.Wall)})
+		m.Close()
+		res = append(res, result{engine: engine, name: fmt.Sprintf("import %s, %d rows (22 columns)", st.Name, st.Rows),
+			m: m, quantile: 0.99, budget: importBudget, zeroErrors: true,
+			note: fmt.Sprintf("%.0f rows/s, CPU %s, per batch %.0f/%.0f/%.0f rows/s, load %s", float64(st.Rows)/st.Wall.Seconds(),
+				st.CPU.Round(time.Millisecond), st.Rates[0], st.Rates[1], st.Rates[2], st.Load)})
+	}
+	return res, nil
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"crm/app/store"
+)
+
+// benchImport runs its scenario on a database of the bench's kind, twice over the same
+// tenant (made and seeded by the first run, reused as found by the second), and gives a
+// result per step within the budget's terms.
+func TestBenchImportSmall(t *testing.T) {
+	t.Setenv("CRMBENCH_IMPORT_ROWS", "600")
+	ctx := context.Background()
+	dbURL := "sqlite:" + filepath.Join(t.TempDir(), "bench.db")
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for run := range 2 {
+		var out bytes.Buffer
+		res, err := benchImport(ctx, config{reps: 3}, "sqlite", dbURL, &out)
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, out.String())
+		}
+		if len(res) != 4 || !strings.Contains(out.String(), "undo of the create: 600 rows") {
+			t.Fatalf("run %d: %d results\n%s", run, len(res), out.String())
+		}
+		for _, r := range res {
+			if r.m == nil || r.m.Requests != 1 || r.budget != importBudget {
+				t.Errorf("run %d: %+v", run, r)
+			}
+		}
+		if run == 1 && !strings.Contains(out.String(), "reused: 20000 leads") {
+			t.Errorf("second run did not reuse the tenant:\n%s", out.String())
+		}
+	}
+}
