@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -28,14 +26,10 @@ const (
 	importBudget = 20 * time.Second
 )
 
-// benchImport measures the import on the engine's database at dbURL (migrated already; on
-// PostgreSQL preferably as the application role, as the server runs). CRMBENCH_IMPORT_ROWS
-// sets another number of rows, for a short try.
+// benchImport measures the import of --import-rows rows on the engine's database at dbURL
+// (migrated already; on PostgreSQL as the application role, as the server runs).
 func benchImport(ctx context.Context, c config, engine, dbURL string, out io.Writer) ([]result, error) {
-	rows := importRows
-	if n, err := strconv.Atoi(os.Getenv("CRMBENCH_IMPORT_ROWS")); err == nil && n > 0 {
-		rows = n
-	}
+	rows := c.importRows
 	fmt.Fprintf(out, "\n## %s: import of %d realistic rows into a tenant of %d leads\n\n", engine, rows, importSeeded)
 	db, err := store.Open(ctx, dbURL)
 	if err != nil {

@@ -148,7 +148,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.seq, "seq", 300, "requests per sequential case (one client, one request at a time), after a warm-up of a tenth")
 	fs.IntVar(&c.maxRateSteps, "max-rate-steps", 8, "loads of the search for the highest mixed rate with p99 ≤ 100 ms (0: none)")
 	fs.DurationVar(&c.step, "step", 15*time.Second, "length of each load of that search")
-	fs.IntVar(&c.importRows, "import-rows", 100_000, "rows of the CSV import measurement (0: skip it)")
+	fs.IntVar(&c.importRows, "import-rows", importRows, "rows of the CSV import measurement (0: skip it)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -324,14 +324,12 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 	}
 	srv.stop() // the import runs on a quiet machine, with a server of its own if it needs one
 	if c.has("import") && c.importRows > 0 && ctx.Err() == nil {
-		// ---- CSV import (issue 13): cmd/crmbench/import.go, the "import" helper's part. ----
-		// TODO(integrator): enable once import.go defines benchImport.
-		// res, err := benchImport(ctx, c, engine, dbURL, out)
-		// if err != nil {
-		// 	return b.results, fmt.Errorf("import: %w", err)
-		// }
-		// b.results = append(b.results, res...)
-		fmt.Fprintf(out, "import: not measured here yet (cmd/crmbench/import.go, %d rows)\n", c.importRows)
+		// The CSV import (cmd/crmbench/import.go), as the server's role would run it.
+		res, err := benchImport(ctx, c, engine, appURL, out)
+		if err != nil {
+			return b.results, fmt.Errorf("import: %w", err)
+		}
+		b.results = append(b.results, res...)
 	}
 	return b.results, nil
 }
