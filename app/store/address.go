@@ -11,6 +11,14 @@ import (
 // million leads, cost more than the parts themselves. The API, the forms, the journey and
 // the exports still see the object (Address's json tags); only the column is compact. Rows
 // written before migration 20261124900000_storage hold the object, and are still read.
+//
+// On PostgreSQL a shipping address equal to the billing address is stored as the empty
+// array "[]" (migration 20261124920000_storage_shipping: a trigger writes it, whatever path
+// wrote the row), and read back as a copy of the billing address (Contact.AfterScanRow).
+// Value never writes "[]": an address always has its six parts.
+
+// sameAsBilling is the column of a shipping address stored as "the billing address".
+const sameAsBillingColumn = "[]"
 
 // Value is the address as its column holds it (a nil address is NULL).
 func (a *Address) Value() (driver.Value, error) {
@@ -39,6 +47,10 @@ func (a *Address) Scan(src any) error {
 		b = v
 	default:
 		return fmt.Errorf("address: cannot scan %T", src)
+	}
+	if string(b) == sameAsBillingColumn {
+		*a = Address{sameAsBilling: true}
+		return nil
 	}
 	if len(b) > 0 && b[0] == '{' {
 		*a = Address{}

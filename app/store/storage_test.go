@@ -153,3 +153,111 @@ func TestEmailLookupsUseTheSortIndex(t *testing.T) {
 		}
 	})
 }
+
+// Second round (migration 20261124920000_storage_shipping): a shipping address equal to the
+// billing address is stored once on PostgreSQL (the column holds "[]") and read back, on
+// every path, as the billing address; an update of the billing address alone leaves the
+// shipping address what it was. SQLite stores both, but reads the marker the same way.
+func TestShippingSameAsBillingStoredOnce(t *testing.T) {
+	eachImportDB(t, func(t *testing.T, db *DB, s Scope, admin, rep *User) {
+		ctx := context.Background()
+		bill := &Address{FlatNo: "4", Street: "Rue Haute", City: "Liège", Zip: "4000", Country: "Belgium"}
+		same := *bill
+		v, _, err := s.CreateLead(ctx, LeadInput{Contact: Contact{CustomerName: "Eva Peeters", CompanyEmail: "eva@x.test",
+			BillingAddress: bill, ShippingAddress: &same}}, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := func() string {
+			t.Helper()
+			var js string
+			if err := s.Select((*Lead)(nil)).ColumnExpr("CAST(l.shipping_address AS TEXT)").Where("l.id = ?", v.ID).Scan(ctx, &js); err != nil {
+				t.Fatal(err)
+			}
+			return js
+		}
+		want := "[]"
+		if db.Dialect == SQLite {
+			want = bill.column()
+		}
+		if js := stored(); js != want {
+			t.Errorf("shipping stored as %s, want %s", js, want)
+		}
+		check := func(what string, ship *Address) {
+			t.Helper()
+			got, err := s.LeadView(ctx, v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.ShippingAddress, ship) || got.ShippingAddress == got.BillingAddress {
+				t.Errorf("%s: view's shipping %+v, want %+v (a copy)", what, got.ShippingAddress, ship)
+			}
+			page, err := s.ListLeads(ctx, LeadQuery{Search: "eva peeters"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Rows) != 1 || !reflect.DeepEqual(page.Rows[0].ShippingAddress, ship) {
+				t.Errorf("%s: list's rows %+v, want one with shipping %+v", what, page.Rows, ship)
+			}
+		}
+		check("created", bill)
+
+		// The billing address alone changes (as an import's set-based update writes it): the
+		// shipping address stays the old billing address.
+		moved := &Address{City: "Namur", Country: "Belgium"}
+		if _, err := s.Update((*Lead)(nil)).Set("billing_address = ?", moved).Where("id = ?", v.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("billing moved", bill)
+		var back Address
+		if err := back.Scan(stored()); err != nil || back != *bill {
+			t.Errorf("after the billing address moved, shipping stored as %s, want %s", stored(), bill.column())
+		}
+		// An edit that makes them equal again, then one that drops the shipping address.
+		got, err := s.LeadView(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := LeadInput{Contact: got.Contact}
+		in.ShippingAddress = copyAddress(moved)
+		if _, err := s.UpdateLead(ctx, v.ID, in); err != nil {
+			t.Fatal(err)
+		}
+		check("edited to equal", moved)
+		if db.Dialect == Postgres && stored() != "[]" {
+			t.Errorf("edited to equal: shipping stored as %s", stored())
+		}
+		// Another column changes: the marker stays, and still reads as the billing address.
+		if _, err := s.Update((*Lead)(nil)).Set("notes = 'x'").Where("id = ?", v.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("notes changed", moved)
+
+		// Converted to a client: the client has both addresses.
+		cv, err := s.ConvertLead(ctx, v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(cv.BillingAddress, moved) || !reflect.DeepEqual(cv.ShippingAddress, moved) {
+			t.Errorf("client: %+v / %+v, want %+v twice", cv.BillingAddress, cv.ShippingAddress, moved)
+		}
+
+		in.ShippingAddress = nil
+		if _, err := s.UpdateLead(ctx, v.ID, in); err != nil {
+			t.Fatal(err)
+		}
+		check("shipping dropped", nil)
+
+		// The marker as a row may hold it, on either engine (SQLite: written by hand).
+		if _, err := s.Update((*Lead)(nil)).Set("shipping_address = '[]'").Where("id = ?", v.ID).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("marker", moved)
+		// Read without the billing address, the marker cannot be resolved: an error, not a
+		// wrong address.
+		var l Lead
+		if err := s.Select(&l).Column("l.id", "l.shipping_address").Where("l.id = ?", v.ID).Scan(ctx); err == nil {
+			t.Errorf("shipping read without billing: no error, %+v", l.ShippingAddress)
+		}
+	})
+}
