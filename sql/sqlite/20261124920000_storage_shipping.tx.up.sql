@@ -1,5 +1,5 @@
--- Storage per lead, second round (issue 13): nothing to change on SQLite, kept so both
--- dialects have the same versions.
+-- Storage per lead, second round (issue 13): nothing to change on SQLite; the version is
+-- kept beside PostgreSQL's.
 -- - The PostgreSQL migration stores a shipping address equal to the billing address as "[]"
 --   with a BEFORE trigger; SQLite has no BEFORE trigger that can change the row, and an
 --   AFTER trigger would write every such lead twice (imports). SQLite stores both (0.9 GB a
