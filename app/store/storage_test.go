@@ -39,8 +39,8 @@ func TestAddressesStoredCompact(t *testing.T) {
 		}
 		read()
 		for _, js := range []string{col.Billing, col.Shipping} {
-			if !strings.HasPrefix(js, "[") || strings.Contains(js, "flatNo") {
-				t.Errorf("address stored as %s, want an array of its parts", js)
+			if !strings.HasPrefix(js, addressSep) || strings.Count(js, addressSep) != 6 {
+				t.Errorf("address stored as %q, want its six parts, each after a separator", js)
 			}
 		}
 		// The phone number once, with its dial code.
@@ -75,8 +75,8 @@ func TestAddressesStoredCompact(t *testing.T) {
 			t.Fatal(err)
 		}
 		read()
-		if !strings.HasPrefix(col.Billing, "[") || !strings.HasPrefix(col.Shipping, "[") {
-			t.Errorf("after an edit: %s / %s, want arrays", col.Billing, col.Shipping)
+		if !strings.HasPrefix(col.Billing, addressSep) || !strings.HasPrefix(col.Shipping, addressSep) {
+			t.Errorf("after an edit: %q / %q, want separated parts", col.Billing, col.Shipping)
 		}
 		c, err := s.CreateClient(ctx, ClientInput{Contact: Contact{CustomerName: "Client", CompanyEmail: "c@x.test", BillingAddress: bill}})
 		if err != nil {
@@ -90,7 +90,7 @@ func TestAddressesStoredCompact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(js, "[") || !reflect.DeepEqual(cv.BillingAddress, bill) {
+		if !strings.HasPrefix(js, addressSep) || !reflect.DeepEqual(cv.BillingAddress, bill) {
 			t.Errorf("client address stored %s, read %+v", js, cv.BillingAddress)
 		}
 	})
@@ -105,6 +105,24 @@ func TestAddressScanRefusesOtherJSON(t *testing.T) {
 	}
 	if err := a.Scan(`["1","2"]`); err != nil || a != (Address{FlatNo: "1", Street: "2"}) {
 		t.Errorf("a short array: %+v, %v", a, err)
+	}
+	if err := a.Scan("\x1f1\x1f2"); err == nil {
+		t.Errorf("two separated parts accepted: %+v", a)
+	}
+	// A part holding the separator: stored as a JSON array, read back whole.
+	odd := Address{FlatNo: "a\x1fb", City: "Pune"}
+	v, _ := odd.Value()
+	if js, _ := v.(string); !strings.HasPrefix(js, "[") {
+		t.Errorf("a part with a separator stored as %q", js)
+	}
+	if err := a.Scan(v); err != nil || a != odd {
+		t.Errorf("read back %+v, %v; want %+v", a, err, odd)
+	}
+	// Separated parts, empty ones too.
+	full := Address{Street: "MG Road", City: "Pune", Country: "India"}
+	v, _ = full.Value()
+	if err := a.Scan([]byte(v.(string))); err != nil || a != full || v != "\x1f\x1fMG Road\x1fPune\x1f\x1f\x1fIndia" {
+		t.Errorf("%q read back %+v, %v", v, a, err)
 	}
 }
 
