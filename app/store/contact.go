@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"strings"
 
 	"crm/app/validate"
@@ -22,6 +24,19 @@ type Contact struct {
 	BillingAddress     *Address `bun:"billing_address" json:"billing_address"`
 	ShippingAddress    *Address `bun:"shipping_address" json:"shipping_address"`
 	Notes              string   `bun:"notes,notnull" json:"notes"`
+}
+
+// AfterScanRow puts a copy of the billing address where the shipping address was stored as
+// "the billing address" (address.go; bun calls it after reading each row of a record that
+// embeds the block). Every read of a shipping address selects the billing address with it.
+func (c *Contact) AfterScanRow(context.Context) error {
+	if c.ShippingAddress != nil && c.ShippingAddress.sameAsBilling {
+		if c.BillingAddress == nil {
+			return errors.New("shipping address stored as the billing address, read without the billing address")
+		}
+		c.ShippingAddress = copyAddress(c.BillingAddress)
+	}
+	return nil
 }
 
 // contactTextColumns are the contact block's text fields, by their column (and field) names.

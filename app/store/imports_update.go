@@ -80,7 +80,7 @@ var columnTypes = map[string]string{
 	"customer_title": "text", "customer_name": "text", "company_name": "text", "company_email": "text",
 	"company_dial_code": "text", "company_phone_number": "text", "notes": "text", "search_text": "text",
 	"company_type_id": "bigint", "lead_type_id": "bigint", "lead_source_id": "bigint", "lead_status_id": "bigint",
-	"lead_stage_id": "bigint", "owner_id": "bigint", "billing_address": "jsonb", "shipping_address": "jsonb",
+	"lead_stage_id": "bigint", "owner_id": "bigint", "billing_address": "text", "shipping_address": "text",
 	"updated_at": "timestamptz",
 }
 

@@ -21,6 +21,10 @@ type Address struct {
 	State   string `json:"state"`
 	Zip     string `json:"zip"`
 	Country string `json:"country"`
+
+	// sameAsBilling marks a shipping address read as "the billing address" (address.go),
+	// until Contact.AfterScanRow puts the billing address in its place.
+	sameAsBilling bool
 }
 
 // Lead is a prospective customer of a tenant.

@@ -711,6 +711,15 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 		if _, err := s.Update((*store.Lead)(nil)).Set("owner_id = ?", sales.ID).Where("id % 100 = 0").Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
+		if db.Dialect == store.Postgres {
+			// The statistics autovacuum would gather: without an index in id order, a filter or
+			// sort by type or source (migration 20261124920000) walks the primary key for a
+			// common value and sorts the few leads of a rare one, and only the statistics tell
+			// the planner which (a table never analyzed looks empty).
+			if _, err := storetest.Owner(t, db).Raw("ANALYZE leads").Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
 
 		first := list(t, s, store.LeadQuery{})
 		if first.Total != 20000 || first.TotalCapped || first.Won+first.Lost == 0 {
@@ -759,6 +768,10 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 			{"keyset, status desc", deep(store.LeadQuery{Sort: store.SortStatus, Order: "desc"}), true},
 			{"keyset, source", deep(store.LeadQuery{Sort: store.SortSource}), true},
 			{"stage filter", store.LeadQuery{StageIDs: []int64{stages[3].ID}}, true},
+			// A common type or source, newest first: the primary key walked with the filter (their
+			// indexes have no id since migration 20261124920000), no sort.
+			{"type filter", store.LeadQuery{TypeIDs: []int64{types[1].ID}}, true},
+			{"source filter", store.LeadQuery{SourceIDs: []int64{sources[2].ID}}, true},
 			{"stages, statuses, sources", store.LeadQuery{StageIDs: []int64{stages[0].ID, stages[2].ID},
 				StatusIDs: []int64{statuses[1].ID}, SourceIDs: []int64{sources[0].ID}}, false},
 			{"owner filter by name", store.LeadQuery{OwnerIDs: []int64{sales.ID}, Sort: store.SortCustomer}, false},
