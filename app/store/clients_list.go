@@ -148,12 +148,16 @@ func (s Scope) clientFilter(ctx context.Context, q ClientQuery) (*clientFilter, 
 
 // spec is the filtered clients as the lists' paging reads them.
 func (f *clientFilter) spec(s Scope) listSpec {
-	return listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
-		where: f.apply, search: f.search != nil, none: f.none}
+	l := listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
+		where: f.filter, search: f.search != nil, none: f.none}
+	if f.search != nil {
+		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, nil) }
+	}
+	return l
 }
 
-// apply adds the filters to a query on clients.
-func (f *clientFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
+// filter adds the filters but the search to a query on clients.
+func (f *clientFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 	q := f.q
 	sel = whereIn(sel, "c.owner_id", q.OwnerIDs)
 	if q.Converted != nil {
@@ -163,11 +167,7 @@ func (f *clientFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
 			sel = sel.Where("c.lead_id IS NULL")
 		}
 	}
-	sel = whereCreated(sel, f.d, "c.created_at", q.CreatedFrom, q.CreatedTo)
-	if f.search != nil {
-		sel = clientText.where(sel, f.d, f.search, nil)
-	}
-	return sel
+	return whereCreated(sel, f.d, "c.created_at", q.CreatedFrom, q.CreatedTo)
 }
 
 // countable reports whether the per-day counters can answer the count: no filter but the

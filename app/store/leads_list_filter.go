@@ -43,9 +43,12 @@ var leadText = textSearch{id: "l.id", text: "l.search_text", fts: "leads_fts",
 // spec is the filtered leads as the lists' paging reads them.
 func (f *leadFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.leads((*Lead)(nil)) }, id: "l.id",
-		where: f.apply, search: f.search != nil, none: f.none, allows: f.allowsGroup}
+		where: f.filter, search: f.search != nil, none: f.none, allows: f.allowsGroup}
+	if f.search != nil {
+		l.match = f.match
+	}
 	if f.ftsDriven() {
-		l.orderID = leadText.rowID()
+		l.orderID, l.driven = leadText.rowID(), true
 	}
 	return l
 }
@@ -143,8 +146,8 @@ func (s Scope) keepKnownIDs(ctx context.Context, f *leadFilter) error {
 	return nil
 }
 
-// apply adds the filters to a query on leads.
-func (f *leadFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
+// filter adds the filters but the search to a query on leads.
+func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 	q := f.q
 	sel = whereIn(sel, "l.lead_stage_id", q.StageIDs)
 	sel = whereIn(sel, "l.lead_status_id", q.StatusIDs)
@@ -154,12 +157,13 @@ func (f *leadFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
 	if f.ownShare != "" {
 		sel = sel.Where("likelihood((l.owner_id = ? OR l.created_by = ?), "+f.ownShare+")", f.uid, f.uid)
 	}
-	sel = whereCreated(sel, f.d, "l.created_at", q.CreatedFrom, q.CreatedTo)
+	return whereCreated(sel, f.d, "l.created_at", q.CreatedFrom, q.CreatedTo)
+}
+
+// match adds the search to a query on leads (or on rows of leads aliased l).
+func (f *leadFilter) match(sel *bun.SelectQuery) *bun.SelectQuery {
 	ls := f.search
-	switch {
-	case ls == nil:
-		return sel
-	case f.ftsDriven():
+	if f.ftsDriven() {
 		return leadText.join(sel, &ls.searchTerm)
 	}
 	return leadText.where(sel, f.d, &ls.searchTerm, func(g *bun.SelectQuery) *bun.SelectQuery {
