@@ -379,11 +379,12 @@ type searchFound struct {
 //     searchCollect+1: the count, and the complete set when they are all there (the page is
 //     then cut from them by id, without matching the term again).
 func (s Scope) searchMatches(ctx context.Context, l listSpec) (*searchFound, error) {
-	ids, complete, err := s.searchProbe(ctx, l)
+	ids, probed, complete, err := s.searchProbe(ctx, l)
 	switch {
 	case err != nil:
 		return nil, err
-	case len(ids) > SearchCountCap:
+	case len(ids) > SearchCountCap, probed && explaining(ctx):
+		// (Explained, the probe stands for a count it settles: its plan is the one checked.)
 		return &searchFound{total: SearchCountCap, capped: true, newest: ids}, nil
 	case complete:
 		return &searchFound{total: int64(len(ids)), all: ids}, nil
@@ -404,15 +405,16 @@ func (s Scope) searchMatches(ctx context.Context, l listSpec) (*searchFound, err
 }
 
 // searchProbe reads a search's first SearchCountCap+1 matches newest first, when that is
-// cheap (searchMatches); complete reports that they are every match.
-func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, complete bool, err error) {
+// cheap (searchMatches): probed reports that it did, complete that they are every match.
+// Explained, the planner's estimate is asked all the same, so the plans are those that run.
+func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed, complete bool, err error) {
 	switch {
 	case l.driven:
 		sel := l.rows().Column(l.id).OrderExpr(l.idOrder() + " DESC").Limit(SearchCountCap + 1)
 		err = s.scanList(ctx, sel, &ids)
-		return ids, len(ids) <= SearchCountCap && !explaining(ctx), err
+		return ids, true, len(ids) <= SearchCountCap, err
 	case s.Dialect() != Postgres || l.match == nil:
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	alias, _, _ := strings.Cut(l.id, ".")
 	window := l.from()
@@ -422,14 +424,11 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, comple
 	window = window.OrderExpr(l.id + " DESC").Limit(searchWindow)
 	probe := l.match(s.idb.NewSelect().TableExpr("(?) AS ?", window, bun.Ident(alias))).
 		Column(l.id).OrderExpr(l.id + " DESC").Limit(SearchCountCap + 1)
-	if !explaining(ctx) {
-		expected, err := s.estimateRows(ctx, probe)
-		if err != nil || expected < 2*(SearchCountCap+1) {
-			return nil, false, err
-		}
+	if expected, err := s.estimateRows(ctx, probe); err != nil || expected < 2*(SearchCountCap+1) {
+		return nil, false, false, err
 	}
 	err = s.scanList(ctx, probe, &ids)
-	return ids, false, err
+	return ids, true, false, err
 }
 
 // estimateRows is the planner's estimate of the rows a query's first step that is no limit
