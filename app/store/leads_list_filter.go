@@ -154,7 +154,10 @@ func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 	sel = whereIn(sel, "l.lead_source_id", q.SourceIDs)
 	sel = whereIn(sel, "l.lead_type_id", q.TypeIDs)
 	sel = whereIn(sel, "l.owner_id", q.OwnerIDs)
-	if f.ownShare != "" {
+	if f.ownShare != "" && !f.ftsDriven() {
+		// (Not when the FTS5 table drives: told that a tenth of the leads are the user's,
+		// SQLite reads the whole tenant and looks each lead up in the FTS5 table — 5–20 s for
+		// a common word at a million, against 20 ms newest first through the table.)
 		sel = sel.Where("likelihood((l.owner_id = ? OR l.created_by = ?), "+f.ownShare+")", f.uid, f.uid)
 	}
 	return whereCreated(sel, f.d, "l.created_at", q.CreatedFrom, q.CreatedTo)
