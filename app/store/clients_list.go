@@ -19,7 +19,7 @@ const (
 	DefaultClientLimit = DefaultLeadLimit
 	MaxClientLimit     = MaxLeadLimit
 	// ClientCountCap is the most a filtered count counts ("10,000+"); a search stops at
-	// SearchCountCap ("1,000+").
+	// SearchCountCap ("100+").
 	ClientCountCap = LeadCountCap
 )
 
@@ -82,8 +82,9 @@ type ClientPage struct {
 // (list.go). Every statement starts from Scope.clients (or the counters under the same rule)
 // and is served by an index led by tenant_id, as ListLeads's are: the page's ids come from
 // one index range in the sort's order, read forwards after a cursor or backwards before
-// one; a search first collects at most SearchCountCap+1 matching ids through the search
-// index (pg_trgm, FTS5 trigram; a short term through the prefix indexes); the total comes
+// one; a search is counted first up to SearchCountCap (searchMatches: a probe of the
+// newest matches, or at most 1,001 matching ids collected through the search index, pg_trgm
+// or FTS5 trigram, a short term through the prefix indexes); the total comes
 // from client_day_counts when only the creation days filter, else from counting at most
 // ClientCountCap+1 matches, or from a last page.
 func (s Scope) ListClients(ctx context.Context, q ClientQuery) (*ClientPage, error) {
@@ -148,12 +149,16 @@ func (s Scope) clientFilter(ctx context.Context, q ClientQuery) (*clientFilter, 
 
 // spec is the filtered clients as the lists' paging reads them.
 func (f *clientFilter) spec(s Scope) listSpec {
-	return listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
-		where: f.apply, search: f.search != nil, none: f.none}
+	l := listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
+		where: f.filter, search: f.search != nil, none: f.none}
+	if f.search != nil {
+		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, nil) }
+	}
+	return l
 }
 
-// apply adds the filters to a query on clients.
-func (f *clientFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
+// filter adds the filters but the search to a query on clients.
+func (f *clientFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 	q := f.q
 	sel = whereIn(sel, "c.owner_id", q.OwnerIDs)
 	if q.Converted != nil {
@@ -163,11 +168,7 @@ func (f *clientFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
 			sel = sel.Where("c.lead_id IS NULL")
 		}
 	}
-	sel = whereCreated(sel, f.d, "c.created_at", q.CreatedFrom, q.CreatedTo)
-	if f.search != nil {
-		sel = clientText.where(sel, f.d, f.search, nil)
-	}
-	return sel
+	return whereCreated(sel, f.d, "c.created_at", q.CreatedFrom, q.CreatedTo)
 }
 
 // countable reports whether the per-day counters can answer the count: no filter but the

@@ -16,7 +16,7 @@ const (
 	// LeadCountCap is the most a filtered count counts: beyond it the total is reported as
 	// LeadCountCap with TotalCapped set ("10,000+"), so no page pays for a full count.
 	LeadCountCap = 10000
-	// A search counts up to SearchCountCap instead ("1,000+"), as every list's does.
+	// A search counts up to SearchCountCap instead ("100+"), as every list's does.
 )
 
 // The sorts of the lead list (the client list takes some of them: ClientSorts). Text keys
@@ -88,9 +88,11 @@ type LeadPage struct {
 //   - the page's ids come from one index range in the sort's order (id, name, company,
 //     email, creation time), or, for a master's order (stage, status, source), from the
 //     (tenant_id, master, id) index of each master in turn; the names are then read by id;
-//   - a search first collects at most SearchCountCap+1 matching ids through the search
-//     index (pg_trgm, FTS5 trigram; a short term through the prefix indexes): the count,
-//     and the set the page is then read from when it is complete;
+//   - a search is counted first up to SearchCountCap (searchMatches): a common word by a
+//     probe of its newest matches (which also serves the first pages newest first), a
+//     rarer term by collecting at most 1,001 matching ids through the search index (pg_trgm,
+//     FTS5 trigram; a short term through the prefix indexes), then the set the page is
+//     read from when it is complete;
 //   - otherwise the total comes from lead_counts when only stage, status and owner filter (exact, a
 //     few rows), else from counting at most LeadCountCap+1 matches, or from a last page;
 //   - won and lost always come from lead_counts.

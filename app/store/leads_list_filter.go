@@ -43,9 +43,12 @@ var leadText = textSearch{id: "l.id", text: "l.search_text", fts: "leads_fts",
 // spec is the filtered leads as the lists' paging reads them.
 func (f *leadFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.leads((*Lead)(nil)) }, id: "l.id",
-		where: f.apply, search: f.search != nil, none: f.none, allows: f.allowsGroup}
+		where: f.filter, search: f.search != nil, none: f.none, allows: f.allowsGroup}
+	if f.search != nil {
+		l.match = f.match
+	}
 	if f.ftsDriven() {
-		l.orderID = leadText.rowID()
+		l.orderID, l.driven = leadText.rowID(), true
 	}
 	return l
 }
@@ -143,23 +146,27 @@ func (s Scope) keepKnownIDs(ctx context.Context, f *leadFilter) error {
 	return nil
 }
 
-// apply adds the filters to a query on leads.
-func (f *leadFilter) apply(sel *bun.SelectQuery) *bun.SelectQuery {
+// filter adds the filters but the search to a query on leads.
+func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 	q := f.q
 	sel = whereIn(sel, "l.lead_stage_id", q.StageIDs)
 	sel = whereIn(sel, "l.lead_status_id", q.StatusIDs)
 	sel = whereIn(sel, "l.lead_source_id", q.SourceIDs)
 	sel = whereIn(sel, "l.lead_type_id", q.TypeIDs)
 	sel = whereIn(sel, "l.owner_id", q.OwnerIDs)
-	if f.ownShare != "" {
+	if f.ownShare != "" && !f.ftsDriven() {
+		// (Not when the FTS5 table drives: told that a tenth of the leads are the user's,
+		// SQLite reads the whole tenant and looks each lead up in the FTS5 table — 5–20 s for
+		// a common word at a million, against 20 ms newest first through the table.)
 		sel = sel.Where("likelihood((l.owner_id = ? OR l.created_by = ?), "+f.ownShare+")", f.uid, f.uid)
 	}
-	sel = whereCreated(sel, f.d, "l.created_at", q.CreatedFrom, q.CreatedTo)
+	return whereCreated(sel, f.d, "l.created_at", q.CreatedFrom, q.CreatedTo)
+}
+
+// match adds the search to a query on leads (or on rows of leads aliased l).
+func (f *leadFilter) match(sel *bun.SelectQuery) *bun.SelectQuery {
 	ls := f.search
-	switch {
-	case ls == nil:
-		return sel
-	case f.ftsDriven():
+	if f.ftsDriven() {
 		return leadText.join(sel, &ls.searchTerm)
 	}
 	return leadText.where(sel, f.d, &ls.searchTerm, func(g *bun.SelectQuery) *bun.SelectQuery {

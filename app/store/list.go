@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -27,9 +28,21 @@ import (
 // list_pages.go reads a page's ids, list_search.go has the search term, its indexes and the
 // filter helpers, list_explain.go the plans.
 
-// SearchCountCap is the most a list's search counts: a common word matches tens of
-// thousands of rows of a big tenant, and counting them costs more than the page ("1,000+").
-const SearchCountCap = 1000
+// SearchCountCap is the most a list's search counts ("100+"): a common word matches tens of
+// thousands of rows of a big tenant, and proving more than a hundred of them is all a walk
+// newest first can afford (the probe, searchMatches); counting a thousand cost more than the
+// page.
+const SearchCountCap = 100
+
+const (
+	// searchCollect is the most matching ids a search collects through the search index when
+	// its probe does not settle the count: up to it, the complete set is the page's source
+	// (no walk in the sort's order for a rarer term), beyond it the page walks.
+	searchCollect = 1000
+	// searchWindow is how many of the newest filtered rows a probe reads at most on
+	// PostgreSQL, whatever the estimate that sent it there said.
+	searchWindow = 20000
+)
 
 // listSort is how one sort of a list orders and pages its rows: by a key and then the id,
 // both in the sort's direction (one index range, (tenant_id, key, id), serves any page), by
@@ -194,11 +207,19 @@ func (a pageArgs) request(sorts listSorts, def, maxLimit int) (*listRequest, err
 type listSpec struct {
 	from func() *bun.SelectQuery // the rows the scope may reach, e.g. s.leads((*Lead)(nil))
 	id   string                  // the table's id column, e.g. "l.id"
-	// where adds the filters and the search to a query from from; nil: none.
+	// where adds the filters to a query from from, and the search too unless match is set;
+	// nil: none.
 	where func(*bun.SelectQuery) *bun.SelectQuery
-	// search: where holds a search term, so its matches are collected first (at most
-	// SearchCountCap+1, through the search index) for the count and, when complete, the page.
+	// match, when set, adds the search alone (where then holds the other filters), to a query
+	// whose rows carry the table's alias: a probe (searchMatches) reads the filtered rows
+	// newest first and matches them itself.
+	match func(*bun.SelectQuery) *bun.SelectQuery
+	// search: the query holds a search term, so its count comes first (searchMatches): a
+	// probe of the newest matches, or the matches collected through the search index.
 	search bool
+	// driven: the rows in idOrder come from the search index itself (SQLite's FTS5 join), so
+	// a probe newest first reads only matches, and one that stops short found them all.
+	driven bool
 	// none: a filter names nothing of the tenant's, so nothing matches.
 	none bool
 	// orderID is the id column an order by the id alone reads, when not id: the search
@@ -217,10 +238,14 @@ func (l listSpec) rows() *bun.SelectQuery {
 	if l.ids != nil {
 		return l.from().Where(l.id+" IN (?)", bun.In(l.ids))
 	}
-	if l.where == nil {
-		return l.from()
+	sel := l.from()
+	if l.where != nil {
+		sel = l.where(sel)
 	}
-	return l.where(l.from())
+	if l.match != nil {
+		sel = l.match(sel)
+	}
+	return sel
 }
 
 // only is the spec with the filters replaced by a complete set of matching ids.
@@ -256,8 +281,10 @@ type foundPage struct {
 // findPage finds a page of a list, by the request's cursor or offset page:
 //
 //   - a filter that matches nothing reads nothing;
-//   - a search first collects at most SearchCountCap+1 matching ids through the search
-//     index: the count ("1,000+" beyond), and, when complete, the set the page is cut from;
+//   - a search is counted first (searchMatches): up to SearchCountCap ("100+" beyond), from
+//     a probe of the newest matches, which then serves the first pages newest first too, or
+//     from the matches collected through the search index, which, when complete, are the
+//     set the page is cut from;
 //   - the page's ids (and one more, to know there is a next page) come from one index range
 //     in the sort's order (forwards after a cursor, backwards before one), or, for a group
 //     sort, from the (tenant_id, column, id) index of each master in turn;
@@ -265,25 +292,27 @@ type foundPage struct {
 //   - the last page reached from the start tells the total.
 func (s Scope) findPage(ctx context.Context, l listSpec, r *listRequest) (*foundPage, error) {
 	p := &foundPage{}
+	var newest []int64 // a search's first matches newest first, when its probe found them
 	switch {
 	case l.none && !explaining(ctx):
 		l, p.counted = l.only([]int64{}), true
 	case l.search:
-		all, err := s.searchMatches(ctx, l.rows().Column(l.id))
+		m, err := s.searchMatches(ctx, l)
 		if err != nil {
 			return nil, err
 		}
-		p.counted = true
-		if all == nil {
-			p.total, p.capped = SearchCountCap, true
-		} else {
-			p.total, l = int64(len(all)), l.only(all)
+		p.counted, p.total, p.capped, newest = true, m.total, m.capped, m.newest
+		if m.all != nil {
+			l = l.only(m.all)
 		}
 	}
 	cur, back := r.cur, r.back
-	hits, err := s.pageHits(ctx, l, r, cur, back)
-	if err != nil {
-		return nil, err
+	hits, ok := pageOfNewest(newest, r, cur, back)
+	if !ok {
+		var err error
+		if hits, err = s.pageHits(ctx, l, r, cur, back); err != nil {
+			return nil, err
+		}
 	}
 	more := len(hits) > r.limit
 	if more {
@@ -296,6 +325,7 @@ func (s Scope) findPage(ctx context.Context, l listSpec, r *listRequest) (*found
 	case back && !more && len(hits) < r.limit:
 		// Back at the start with less than a page: serve the first page instead.
 		cur, back = nil, false
+		var err error
 		if hits, err = s.pageHits(ctx, l, r, nil, false); err != nil {
 			return nil, err
 		}
@@ -327,19 +357,129 @@ func (s Scope) findPage(ctx context.Context, l listSpec, r *listRequest) (*found
 	return p, nil
 }
 
-// searchMatches collects a search's matching ids in one pass of the search index, at most
-// SearchCountCap+1 of them: that is the search's count, and when they are all there the
-// page is read from them by id, without matching the term again. It returns nil when there
-// are more than SearchCountCap (the count is then capped and the page matches the term).
-func (s Scope) searchMatches(ctx context.Context, sel *bun.SelectQuery) ([]int64, error) {
+// searchFound is a search's count as searchMatches settles it.
+type searchFound struct {
+	total  int64
+	capped bool    // more than SearchCountCap match: total is SearchCountCap ("100+")
+	all    []int64 // every match, when collected (at most searchCollect); nil otherwise
+	newest []int64 // the first SearchCountCap+1 matches newest first, when the probe found them
+}
+
+// searchMatches counts a search up to SearchCountCap without reading every match of a
+// common word:
+//
+//   - the probe reads the filtered rows newest first and stops at the SearchCountCap+1-th
+//     match: on SQLite the FTS5 table drives it (matches only, so a probe that stops short
+//     found them all); on PostgreSQL it walks the newest searchWindow filtered rows in id
+//     order (a LIMIT keeps the planner from the trigram index, whose bitmap of a common
+//     word's 50,000 matches costs more than the whole request), and runs only when the
+//     planner expects SearchCountCap+1 matches twice over in that window — a rarer term
+//     is cheaper through the trigram index;
+//   - otherwise the matches are collected through the search index, at most
+//     searchCollect+1: the count, and the complete set when they are all there (the page is
+//     then cut from them by id, without matching the term again).
+func (s Scope) searchMatches(ctx context.Context, l listSpec) (*searchFound, error) {
+	ids, probed, complete, err := s.searchProbe(ctx, l)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(ids) > SearchCountCap, probed && explaining(ctx):
+		// (Explained, the probe stands for a count it settles: its plan is the one checked.)
+		return &searchFound{total: SearchCountCap, capped: true, newest: ids}, nil
+	case complete:
+		return &searchFound{total: int64(len(ids)), all: ids}, nil
+	}
 	all := []int64{}
-	if err := s.scanList(ctx, sel.Limit(SearchCountCap+1), &all); err != nil {
+	if err := s.scanList(ctx, l.rows().Column(l.id).Limit(searchCollect+1), &all); err != nil {
 		return nil, err
 	}
-	if _, capped := capAt(int64(len(all)), SearchCountCap); capped || explaining(ctx) {
-		return nil, nil
+	if explaining(ctx) {
+		return &searchFound{total: SearchCountCap, capped: true}, nil
 	}
-	return all, nil
+	f := &searchFound{}
+	f.total, f.capped = capAt(int64(len(all)), SearchCountCap)
+	if len(all) <= searchCollect {
+		f.all = all
+	}
+	return f, nil
+}
+
+// searchProbe reads a search's first SearchCountCap+1 matches newest first, when that is
+// cheap (searchMatches): probed reports that it did, complete that they are every match.
+// Explained, the planner's estimate is asked all the same, so the plans are those that run.
+func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed, complete bool, err error) {
+	switch {
+	case l.driven:
+		sel := l.rows().Column(l.id).OrderExpr(l.idOrder() + " DESC").Limit(SearchCountCap + 1)
+		err = s.scanList(ctx, sel, &ids)
+		return ids, true, len(ids) <= SearchCountCap, err
+	case s.Dialect() != Postgres || l.match == nil:
+		return nil, false, false, nil
+	}
+	alias, _, _ := strings.Cut(l.id, ".")
+	window := l.from()
+	if l.where != nil {
+		window = l.where(window)
+	}
+	window = window.OrderExpr(l.id + " DESC").Limit(searchWindow)
+	probe := l.match(s.idb.NewSelect().TableExpr("(?) AS ?", window, bun.Ident(alias))).
+		Column(l.id).OrderExpr(l.id + " DESC").Limit(SearchCountCap + 1)
+	if expected, err := s.estimateRows(ctx, probe); err != nil || expected < 2*(SearchCountCap+1) {
+		return nil, false, false, err
+	}
+	err = s.scanList(ctx, probe, &ids)
+	return ids, true, false, err
+}
+
+// estimateRows is the planner's estimate of the rows a query's first step that is no limit
+// or sort returns (PostgreSQL, EXPLAIN without running it).
+func (s Scope) estimateRows(ctx context.Context, sel *bun.SelectQuery) (float64, error) {
+	var out []byte
+	if err := s.idb.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sel.String()).Scan(&out); err != nil {
+		return 0, err
+	}
+	type node struct {
+		Type  string  `json:"Node Type"`
+		Rows  float64 `json:"Plan Rows"`
+		Plans []node  `json:"Plans"`
+	}
+	var plans []struct {
+		Plan node `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) == 0 {
+		return 0, fmt.Errorf("estimate: %w", err)
+	}
+	n := plans[0].Plan
+	for (n.Type == "Limit" || n.Type == "Sort" || n.Type == "Incremental Sort") && len(n.Plans) > 0 {
+		n = n.Plans[0]
+	}
+	return n.Rows, nil
+}
+
+// pageOfNewest cuts a page from a search's first matches newest first (searchFound.newest),
+// when the page is sorted newest first and lies within them with one more after it; ok
+// false otherwise.
+func pageOfNewest(newest []int64, r *listRequest, cur *listCursor, back bool) (hits []listHit, ok bool) {
+	if newest == nil || back || r.srt.key != nil || r.srt.group != "" || !r.srt.desc {
+		return nil, false
+	}
+	start := (r.page - 1) * r.limit
+	if cur != nil {
+		start = len(newest)
+		for i, id := range newest {
+			if id < cur.ID {
+				start = i
+				break
+			}
+		}
+	}
+	if start+r.limit+1 > len(newest) {
+		return nil, false
+	}
+	for _, id := range newest[start : start+r.limit+1] {
+		hits = append(hits, listHit{ID: id})
+	}
+	return hits, true
 }
 
 // readHits reads the rows of a page's hits by their ids with read, and returns them in the

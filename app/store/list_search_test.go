@@ -1,0 +1,239 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"crm/app/store"
+	"crm/app/store/storetest"
+)
+
+// searchWords are the words of TestSearchCountsAndPagesEveryMatch's companies and how many
+// of its 1,500 leads (and clients) carry each: a common word (past the count's cap, and
+// common enough that PostgreSQL's planner sends it to the probe), a rarer one past the cap
+// (PostgreSQL collects it through the trigram index), one under the cap, and one in no row.
+var searchWords = []struct {
+	word string
+	n    int
+}{{"quokka", 700}, {"wombat", 150}, {"numbat", 60}, {"dingo", 0}}
+
+// searchCompany is the company of the i-th generated row: a word of searchWords for the
+// first n of every 1,500, in turn, else a plain name.
+func searchCompany(i int) string {
+	k := i % 1500
+	for _, w := range searchWords {
+		if k < w.n {
+			return fmt.Sprintf("%s Trading %d", strings.ToUpper(w.word[:1])+w.word[1:], i)
+		}
+		k -= w.n
+	}
+	return fmt.Sprintf("Plain Company %d", i)
+}
+
+// analyze refreshes the statistics the planner's estimates come from (as autovacuum would),
+// and moves PostgreSQL's GIN pending lists into the indexes.
+func analyze(t *testing.T, db *store.DB) {
+	t.Helper()
+	stmts := []string{"ANALYZE"}
+	if db.Dialect == store.Postgres {
+		stmts = []string{"ANALYZE leads, clients", "SELECT gin_clean_pending_list('leads_search_idx'::regclass)",
+			"SELECT gin_clean_pending_list('clients_search_idx'::regclass)"}
+	}
+	if err := storetest.Owner(t, db).RunInTx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
+		for _, stmt := range stmts {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSearchCountsAndPagesEveryMatch: a search's count is exact up to SearchCountCap and
+// SearchCountCap with TotalCapped beyond, on every page, whichever way it was counted (the
+// probe of the newest matches, the matches collected through the search index); and paging
+// by keyset reaches every match exactly once, newest first and by name, forwards and (clients)
+// backwards, for an "all records" administrator and an "own records" user.
+func TestSearchCountsAndPagesEveryMatch(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Search", "boss@search.test")
+		s := db.System(tn.ID, admin.ID)
+		sales, err := s.CreateUser(ctx, store.NewUser{Email: "sales@search.test", Password: "Secret1!x", Role: store.RoleSales})
+		if err != nil {
+			t.Fatal(err)
+		}
+		perms, err := s.Permissions(ctx, sales.RoleID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ownLeads := db.System(tn.ID, sales.ID).WithPermissions(perms)
+		ownClients, repID := ownScope(t, db, s, "rep@search.test")
+		// Another tenant with the same words: none of its rows may show.
+		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere.test")
+		other := db.System(otn.ID, oadmin.ID)
+
+		const n = 1500
+		base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+		insert := func(s store.Scope, n int, leadOwner, clientOwner func(i int) int64) {
+			leads := make([]store.Lead, 0, n)
+			clients := make([]store.Client, 0, n)
+			for i := range n {
+				c := store.Contact{CustomerName: fmt.Sprintf("Person %s %04d", string(rune('a'+(i*7)%26)), i), CompanyName: searchCompany(i),
+					CompanyEmail: fmt.Sprintf("p%04d@example.test", i), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98%08d", i)}
+				text := strings.ToLower(strings.Join([]string{c.CustomerName, c.CompanyName, c.CompanyEmail, c.CompanyDialCode + c.CompanyPhoneNumber}, " "))
+				at := base.Add(time.Duration(i) * time.Hour)
+				lo, co := leadOwner(i), clientOwner(i)
+				lc, cc := c, c
+				lc.OwnerID, cc.OwnerID = &lo, &co
+				leads = append(leads, store.Lead{Contact: lc, CreatedBy: &lo, SearchText: text, CreatedAt: at, UpdatedAt: at})
+				clients = append(clients, store.Client{Contact: cc, CreatedBy: &co, SearchText: text, CreatedAt: at, UpdatedAt: at})
+			}
+			if _, err := s.Insert(&leads).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Insert(&clients).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// One row in three is the "own" users'.
+		insert(s, n, func(i int) int64 {
+			if i%3 == 0 {
+				return sales.ID
+			}
+			return admin.ID
+		}, func(i int) int64 {
+			if i%3 == 0 {
+				return repID
+			}
+			return admin.ID
+		})
+		insert(other, 300, func(int) int64 { return oadmin.ID }, func(int) int64 { return oadmin.ID })
+		analyze(t, db)
+
+		// Every lead and client each scope reaches, read without a search, by company.
+		reach := func(leads bool, sc store.Scope) map[int64]string {
+			out := map[int64]string{}
+			for page := 1; ; page++ {
+				if leads {
+					p := list(t, sc, store.LeadQuery{Page: page, Limit: store.MaxLeadLimit})
+					for _, r := range p.Rows {
+						out[r.ID] = strings.ToLower(r.CompanyName)
+					}
+					if p.Next == "" {
+						return out
+					}
+				} else {
+					p := listClients(t, sc, store.ClientQuery{Page: page, Limit: store.MaxClientLimit})
+					for _, r := range p.Rows {
+						out[r.ID] = strings.ToLower(r.CompanyName)
+					}
+					if p.Next == "" {
+						return out
+					}
+				}
+			}
+		}
+		type scope struct {
+			name  string
+			leads bool
+			s     store.Scope
+		}
+		for _, sc := range []scope{{"leads, admin", true, s}, {"leads, own", true, ownLeads},
+			{"clients, admin", false, s}, {"clients, own", false, ownClients}} {
+			all := reach(sc.leads, sc.s)
+			for _, w := range searchWords {
+				var want []int64
+				for id, company := range all {
+					if strings.Contains(company, w.word) {
+						want = append(want, id)
+					}
+				}
+				total, capped := int64(len(want)), false
+				if total > store.SearchCountCap {
+					total, capped = store.SearchCountCap, true
+				}
+				for _, srt := range []string{"", store.SortName} {
+					name := fmt.Sprintf("%s, %q sorted %q", sc.name, w.word, srt)
+					var got []int64
+					if sc.leads {
+						got = walkSearch(t, name, total, capped, func(after, _ string) ([]int64, int64, bool, string, string) {
+							p := list(t, sc.s, store.LeadQuery{Search: w.word, Sort: srt, Limit: 20, After: after})
+							return ids(p.Rows), p.Total, p.TotalCapped, p.Next, ""
+						})
+					} else {
+						got = walkSearch(t, name, total, capped, func(after, before string) ([]int64, int64, bool, string, string) {
+							p := listClients(t, sc.s, store.ClientQuery{Search: w.word, Sort: srt, Limit: 20, After: after, Before: before})
+							return clientIDs(p.Rows), p.Total, p.TotalCapped, p.Next, p.Prev
+						})
+					}
+					if slices.Sort(want); !slices.Equal(sorted(got), want) {
+						t.Errorf("%s: paged through %d matches, want %d", name, len(got), len(want))
+					}
+					if srt == "" && !slices.IsSortedFunc(got, func(a, b int64) int { return int(b - a) }) {
+						t.Errorf("%s: not newest first", name)
+					}
+				}
+			}
+		}
+	})
+}
+
+// walkSearch pages through a search by keyset with page(after, before): forwards from the
+// first page to the last, checking the count on every page, then (when the list hands out
+// Prev cursors) backwards from the last page to the first, which must give the same pages.
+// It returns the ids in order.
+func walkSearch(t *testing.T, name string, total int64, capped bool, page func(after, before string) ([]int64, int64, bool, string, string)) []int64 {
+	t.Helper()
+	var out []int64
+	var pages [][]int64
+	seen := map[int64]bool{}
+	after, prev := "", ""
+	for {
+		rows, n, c, next, p := page(after, "")
+		if n != total || c != capped {
+			t.Fatalf("%s, page %d: total %d capped %v, want %d capped %v", name, len(pages)+1, n, c, total, capped)
+		}
+		for _, id := range rows {
+			if seen[id] {
+				t.Fatalf("%s: %d repeated", name, id)
+			}
+			seen[id] = true
+		}
+		out = append(out, rows...)
+		pages = append(pages, rows)
+		prev = p
+		if next == "" || len(pages) > 100 {
+			break
+		}
+		after = next
+	}
+	if prev == "" {
+		return out
+	}
+	for i := len(pages) - 2; i >= 0; i-- {
+		rows, n, c, _, p := page("", prev)
+		if n != total || c != capped || !slices.Equal(rows, pages[i]) {
+			t.Fatalf("%s, back to page %d: %v (total %d capped %v), want %v", name, i+1, rows, n, c, pages[i])
+		}
+		if prev = p; (p == "") != (i == 0) {
+			t.Fatalf("%s, back to page %d: prev %q", name, i+1, p)
+		}
+	}
+	return out
+}
+
+func sorted(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
