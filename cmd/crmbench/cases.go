@@ -74,6 +74,9 @@ func (b *bench) seqCases() []seqCase {
 	}
 	filtered := stageStatusPaths(cl.masters["stage"], cl.masters["status"], 6)
 	return []seqCase{
+		// The floor every request pays before any SQL: HTTP on 127.0.0.1, the middleware and
+		// the caller (cached), with the same client, to read the ratios below against.
+		{name: "health check, no SQL (admin's token)", route: "/healthz", paths: []string{"/healthz"}, s: cl.admin},
 		{key: keyList, name: "list page 1 (admin)", route: listPath, paths: page1, s: cl.admin, budget: listBudget},
 		{name: "list page 1 (own)", route: listPath, paths: page1, s: cl.rep, budget: listBudget},
 		{key: keyView, name: "lead view, random ids (admin)", route: viewRoute, paths: views, s: cl.admin, budget: viewBudget},
