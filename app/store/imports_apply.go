@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"crm/app/validate"
 )
@@ -155,16 +154,13 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 	e := a.ad.entity
 	var recs []R
 	col := e.Alias + "." + a.ad.keyField(a.im.MatchKey)
-	if a.tx.Dialect() == Postgres {
-		// One lookup of the key's index per key. Asked for all of them at once (col IN
-		// (…)), PostgreSQL goes by its statistics of the tenant, which lag behind a large
-		// import (and are never taken by the application role, which owns no table): it
-		// believed a few hundred leads and read all of them, each batch, to find its keys —
-		// 92 ms a batch at 100,000 rows into a tenant of 20,000, growing with the table.
-		if err := keyLookup[R](a.tx, e, col, keys).Scan(ctx, &recs); err != nil {
-			return err
-		}
-	} else if err := a.tx.reach(e, &recs).Where(col+" IN (?)", bun.In(keys)).Scan(ctx); err != nil {
+	// One statement for the batch's keys. A lookup per key (LATERAL) was tried on PostgreSQL,
+	// whose statistics of a tenant lag behind a large import (the application role, which
+	// owns no table, never refreshes them): believing the tenant a row or two, the planner
+	// then served each key from the smallest index led by tenant_id and filtered the
+	// tenant's rows for it — a read of the whole tenant per key, minutes a batch. Asked all
+	// at once, the worst such plan reads the tenant once a batch.
+	if err := keysQuery(a.tx, e, &recs, col, keys).Scan(ctx); err != nil {
 		// No ORDER BY: SQLite would walk the tenant's every row by id to avoid a sort,
 		// instead of looking the keys up in their index.
 		return err
@@ -180,15 +176,9 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 	return nil
 }
 
-// keyLookup is, on PostgreSQL, the records of the entity the scope reaches whose column
-// col has one of the keys, found one key at a time.
-func keyLookup[R any](s Scope, e *Entity, col string, keys []string) *bun.RawQuery {
-	// OFFSET 0 keeps the subquery a subquery: flattened into a join, the planner may again
-	// put the tenant's leads on the outside (believing them few) and compare each with every
-	// key (24 s a batch of 2,000).
-	inner := s.reach(e, (*R)(nil)).Where(col + " = k.key").String()
-	return s.idb.NewRaw("SELECT "+e.Alias+".* FROM unnest(CAST(? AS text[])) AS k (key) CROSS JOIN LATERAL ("+inner+" OFFSET 0) AS "+e.Alias,
-		pgdialect.Array(keys))
+// keysQuery selects into dst the records the scope reaches whose column col has one of keys.
+func keysQuery(s Scope, e *Entity, dst any, col string, keys []string) *bun.SelectQuery {
+	return s.reach(e, dst).Where(col+" IN (?)", bun.In(keys))
 }
 
 // apply does one row and says what happened; an error other than the row's own refusal

@@ -62,9 +62,10 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	}
 }
 
-// The key lookup of an import batch on PostgreSQL finds each key through the key's index,
-// whatever the statistics say of the tenant (TEST_DATABASE_URL).
-func TestImportKeyLookupUsesTheKeyIndex(t *testing.T) {
+// The key lookup of an import batch on PostgreSQL asks for the batch's keys in one
+// statement, so whatever the statistics say of the tenant the plan reads it at most once a
+// batch, never once a key (TEST_DATABASE_URL).
+func TestImportKeyLookupReadsTheTenantAtMostOnce(t *testing.T) {
 	t.Parallel()
 	if os.Getenv("TEST_DATABASE_URL") == "" {
 		t.Skip("TEST_DATABASE_URL not set")
@@ -75,19 +76,18 @@ func TestImportKeyLookupUsesTheKeyIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, col := range []string{MatchField(MatchEmail), MatchField(MatchPhone)} {
-		var plan []string
-		keys := make([]string, 2000) // a batch's worth, more than the tenant has leads by the planner's reckoning
+		keys := make([]string, 2000) // a batch's worth
 		for i := range keys {
 			keys[i] = fmt.Sprintf("k%d@x.test", i)
 		}
-		q := keyLookup[Lead](s, LeadEntity, "l."+col, keys)
-		if err := s.idb.NewRaw("EXPLAIN "+q.String()).Scan(ctx, &plan); err != nil {
+		var recs []Lead
+		var plans []string
+		q := keysQuery(s, LeadEntity, &recs, "l."+col, keys)
+		if err := s.idb.NewRaw("EXPLAIN "+q.String()).Scan(ctx, &plans); err != nil {
 			t.Fatal(err)
 		}
-		text := strings.Join(plan, "\n")
-		idx := map[string]string{"company_email": "leads_email", "company_phone_number": "leads_phone_idx"}[col]
-		if !strings.Contains(text, "Nested Loop") || !strings.Contains(text, idx) || !strings.Contains(text, col+" = k.key") ||
-			strings.Contains(text, "Seq Scan on leads") || strings.Contains(text, "Materialize") {
+		text := strings.Join(plans, "\n")
+		if strings.Contains(text, "Nested Loop") || !strings.Contains(text, col) {
 			t.Errorf("%s lookup:\n%s", col, text)
 		}
 	}
