@@ -136,7 +136,25 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	for _, mg := range group.Migrations {
 		names = append(names, mg.Name)
 	}
+	if db.Dialect == SQLite && len(names) > 0 {
+		if err := db.reanalyze(ctx); err != nil {
+			return names, err
+		}
+	}
 	return names, nil
+}
+
+// reanalyze refreshes SQLite's statistics after migrations, when the database has any (crm
+// seed and large imports take them). An index a migration made has none, and SQLite then
+// rates it above the analysed ones: a new (tenant, stage, status, name) index served "the
+// newest leads" of a million by sorting them all (100 ms a page instead of 2 ms).
+func (db *DB) reanalyze(ctx context.Context) error {
+	var n int
+	if err := db.bun.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'").Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	_, err := db.bun.ExecContext(ctx, "ANALYZE")
+	return err
 }
 
 // RunInTx runs fn in one transaction: committed if fn returns nil, rolled back otherwise.
