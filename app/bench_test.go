@@ -123,9 +123,8 @@ func benchRequestCost(b *testing.B, d store.Dialect) {
 			}
 			b.Run(name, func(b *testing.B) {
 				if !cached {
-					ttl := store.CallerCacheTTL
-					store.CallerCacheTTL = 0
-					b.Cleanup(func() { store.CallerCacheTTL = ttl })
+					ttl := store.SetCallerCacheTTL(0)
+					b.Cleanup(func() { store.SetCallerCacheTTL(ttl) })
 				}
 				var statements int64
 				var sql time.Duration

@@ -30,7 +30,7 @@ type callerRow struct {
 // round trips. ErrNotFound when the user does not exist in that tenant.
 //
 // The answer is kept in the process's caller cache (callercache.go) until a caller table
-// changes or CallerCacheTTL passes; each call gets its own copy of the user and tenant
+// changes or the cache bound passes; each call gets its own copy of the user and tenant
 // (the permissions are shared and never changed).
 func (db *DB) Caller(ctx context.Context, tenantID, userID int64) (*User, *Tenant, auth.Permissions, error) {
 	now := time.Now()

@@ -18,14 +18,27 @@ import (
 //     the query hook bumps one process-wide generation after every such write, and
 //     Scope.Tx bumps it again once a transaction that wrote one has committed, so a
 //     request that read the old rows while the transaction was open cannot keep them;
-//   - it is younger than CallerCacheTTL: another instance's change (or a change made
+//   - it is younger than the cache bound (DefaultCallerCacheTTL): another instance's change (or a change made
 //     around the store) is seen within that bound.
 //
 // A deactivated user, a revoked or deleted token, a changed role take effect on the next
-// request of this instance; elsewhere within CallerCacheTTL (docs/SECURITY.md).
+// request of this instance; elsewhere within that bound (docs/SECURITY.md).
 
-// CallerCacheTTL is the longest a cached caller or token is used without reading it again.
-var CallerCacheTTL = 5 * time.Second
+// DefaultCallerCacheTTL is the longest a cached caller or token is used without reading it
+// again, unless SetCallerCacheTTL says otherwise.
+const DefaultCallerCacheTTL = 5 * time.Second
+
+// callerCacheTTL is the process's bound, set once by `crm serve` (an atomic: tests start
+// several servers at once).
+var callerCacheTTL atomic.Int64
+
+func init() { callerCacheTTL.Store(int64(DefaultCallerCacheTTL)) }
+
+// SetCallerCacheTTL sets how long a cached caller or token is used (0: read every time) and
+// returns the previous bound.
+func SetCallerCacheTTL(d time.Duration) time.Duration {
+	return time.Duration(callerCacheTTL.Swap(int64(d)))
+}
 
 // callerCacheMax bounds each map; past it the map starts afresh.
 const callerCacheMax = 10000
@@ -64,7 +77,7 @@ func newCallerCache() *callerCache {
 }
 
 func fresh(gen uint64, at, now time.Time) bool {
-	return gen == callerGen.Load() && now.Sub(at) < CallerCacheTTL && !now.Before(at)
+	return gen == callerGen.Load() && now.Sub(at) < time.Duration(callerCacheTTL.Load()) && !now.Before(at)
 }
 
 func (c *callerCache) caller(k callerKey, now time.Time) (callerEntry, bool) {

@@ -365,12 +365,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		"the CRM's public address, for links in mail such as unsubscribe, e.g. https://crm.example.com (env CRM_BASE_URL; default: the listen address)")
 	serverTiming := fs.Bool("server-timing", getenv("CRM_SERVER_TIMING") == "true",
 		"add a Server-Timing header (SQL statements and time, request time) to every answer; for development, on with --demo (env CRM_SERVER_TIMING)")
-	callerTTL := fs.Duration("caller-cache-ttl", store.CallerCacheTTL,
+	callerTTL := fs.Duration("caller-cache-ttl", store.DefaultCallerCacheTTL,
 		"how long a signed-in caller (user, role, tenant) or an API token read from the database is reused; another instance's change is seen within it (0: read on every request)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	store.CallerCacheTTL = *callerTTL
+	store.SetCallerCacheTTL(*callerTTL)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	var smtpServer *mail.Server // the server-wide SMTP_URL: tenants without a server of their own use it
 	if raw := getenv("SMTP_URL"); raw != "" {
