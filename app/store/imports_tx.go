@@ -20,7 +20,8 @@ const MaxImportBatch = 5000
 // owns no table, never takes them). It then joined a batch's grouped UPDATE (updateByID) to
 // every lead of the tenant by hashing: 110 ms a statement, 4 minutes of an update of
 // 100,000 rows of a shuffled file. Without hash and merge joins it probes the primary key
-// for each record (SET LOCAL: until the batch's commit).
+// for each record (SET LOCAL: until the batch's commit), when it does not expect the
+// tenant to be tiny (see updateByID).
 var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"}
 
 // importTx runs one batch of an import or of its undo in a transaction. On SQLite the

@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An import batch on SQLite runs with synchronous NORMAL and a rarer checkpoint, then puts
@@ -107,5 +109,91 @@ func TestStatementKind(t *testing.T) {
 		if got := statementKind(q); got != want {
 			t.Errorf("%.40s…: %q, want %q", q, got, want)
 		}
+	}
+}
+
+// The grouped UPDATE of an import batch on PostgreSQL probes the primary key once per
+// record, in a tenant that is a small share of the table: given the tenant as a constant,
+// the planner multiplied its share by the ids' and, expecting one lead, walked the tenant's
+// leads to find the records (0.55 ms a record of a 100,000-row update; updateByID).
+func TestImportUpdateProbesThePrimaryKey(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("TEST_DATABASE_URL") == "" {
+		t.Skip("TEST_DATABASE_URL not set")
+	}
+	ctx := context.Background()
+	db, s, _, _ := openImportTestDB(t, Postgres)
+	other, otherAdmin, err := db.CreateTenant(ctx, NewTenant{DefaultLocale: "en_US", Name: "Big", AdminEmail: "big@x.test", AdminPassword: "Secret1!x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.System(other.ID, otherAdmin.ID).SeedLeads(ctx, 20000, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The statistics are taken while the tenant is small, as before its first import.
+	if err := s.SeedLeads(ctx, 20, nil); err != nil {
+		t.Fatal(err)
+	}
+	analyzeAsOwner(t, s, "leads")
+	if err := s.SeedLeads(ctx, 1000, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	if err := s.idb.NewSelect().Table("leads").Column("id").Where("tenant_id = ? AND id % 7 = 0", s.TenantID).
+		OrderExpr("id").Limit(150).Scan(ctx, &ids); err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]changedColumns, len(ids))
+	for i, id := range ids {
+		name := fmt.Sprintf("Renamed %d", i)
+		recs[i] = changedColumns{id, []columnValue{{"company_name", name}, {"search_text", strings.ToLower(name)},
+			{"updated_at", time.Now()}}}
+	}
+	stmts := s.updateStatements(LeadEntity, recs)
+	if len(stmts) != 1 {
+		t.Fatalf("%d statements for one group of %d records", len(stmts), len(recs))
+	}
+	var plan []byte
+	err = s.importTx(ctx, func(tx Scope) error {
+		return tx.idb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+stmts[0].query, stmts[0].args...).Scan(ctx, &plan)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every node that reads leads reads the records and nothing else.
+	type node struct {
+		Relation string  `json:"Relation Name"`
+		Type     string  `json:"Node Type"`
+		Index    string  `json:"Index Name"`
+		Rows     float64 `json:"Actual Rows"`
+		Loops    float64 `json:"Actual Loops"`
+		Removed  float64 `json:"Rows Removed by Filter"`
+		Plans    []node  `json:"Plans"`
+	}
+	var plans []struct{ Plan node }
+	if err := json.Unmarshal(plan, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("plan %s: %v", plan, err)
+	}
+	read, probes := 0.0, 0
+	var walk func(n node)
+	walk = func(n node) {
+		if n.Relation == "leads" && n.Type != "ModifyTable" {
+			read += n.Rows*n.Loops + n.Removed*n.Loops
+			if n.Index == "leads_pkey" {
+				probes++
+			}
+		}
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	walk(plans[0].Plan)
+	if probes != 1 || read > float64(len(ids)) {
+		t.Errorf("the update read %.0f leads for %d records:\n%s", read, len(ids), plan)
+	}
+	var renamed int
+	if err := s.idb.NewSelect().Table("leads").ColumnExpr("count(*)").Where("tenant_id = ? AND company_name LIKE 'Renamed %'", s.TenantID).
+		Scan(ctx, &renamed); err != nil || renamed != len(ids) {
+		t.Errorf("%d renamed of %d (%v)", renamed, len(ids), err)
 	}
 }
