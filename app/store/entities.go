@@ -55,8 +55,15 @@ func EntityNamed(name string) *Entity {
 
 // reach starts a query on the records of the kind this scope may reach: the tenant's, and
 // only those its record scope for the kind's feature gives (whose).
-func (s Scope) reach(e *Entity, model any) *bun.SelectQuery {
-	q := s.Select(model)
+func (s Scope) reach(e *Entity, model any) *bun.SelectQuery { return s.whoseOnly(e, s.Select(model)) }
+
+// reachBatch is reach for an import batch's records, found by key or id (batchTenant).
+func (s Scope) reachBatch(e *Entity, model any) *bun.SelectQuery {
+	return s.whoseOnly(e, s.batchSelect(model))
+}
+
+// whoseOnly limits q to the records the scope's record scope for the kind gives (whose).
+func (s Scope) whoseOnly(e *Entity, q *bun.SelectQuery) *bun.SelectQuery {
 	if cond, args := s.whose(e.Feature, e.Alias+".owner_id", e.Alias+".created_by"); cond != "" {
 		q = q.Where(cond, args...)
 	}

@@ -178,7 +178,7 @@ func (a *batchApplier[R]) lookup(ctx context.Context, items []ImportItem) error 
 
 // keysQuery selects into dst the records the scope reaches whose column col has one of keys.
 func keysQuery(s Scope, e *Entity, dst any, col string, keys []string) *bun.SelectQuery {
-	return s.reach(e, dst).Where(col+" IN (?)", bun.In(keys))
+	return s.reachBatch(e, dst).Where(col+" IN (?)", bun.In(keys))
 }
 
 // apply does one row and says what happened; an error other than the row's own refusal

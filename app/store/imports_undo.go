@@ -149,7 +149,7 @@ func newBatchUndo[R any](ctx context.Context, s Scope, ad *importAdapter[R], im 
 		return u, nil
 	}
 	var recs []R
-	if err := idsWhere(s.reach(ad.entity, &recs), s, ad.entity.Alias, ids).Scan(ctx); err != nil {
+	if err := s.reachBatch(ad.entity, &recs).Where(ad.entity.Alias+".id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
 		return nil, err
 	}
 	for i := range recs {
@@ -255,11 +255,7 @@ func (u *batchUndo[R]) write(ctx context.Context) error {
 		if _, err := tx.Delete((*Document)(nil)).Where("entity = ? AND entity_id IN (?)", e.Name, bun.In(deleted)).Exec(ctx); err != nil {
 			return err
 		}
-		q := tx.Delete((*R)(nil)).Where(e.Alias+".id IN (?)", bun.In(deleted))
-		if tx.Dialect() == Postgres { // (see idsWhere)
-			q = q.Where(e.Alias+".id BETWEEN ? AND ?", deleted[0], deleted[len(deleted)-1])
-		}
-		if _, err := q.Exec(ctx); err != nil {
+		if _, err := tx.batchDelete((*R)(nil)).Where(e.Alias+".id IN (?)", bun.In(deleted)).Exec(ctx); err != nil {
 			return err
 		}
 	}
@@ -277,16 +273,4 @@ func restoreCommon(dst, src recordFields) {
 	typ, owner := dst.CompanyTypeID, dst.OwnerID
 	*dst.Contact = src.clone()
 	dst.CompanyTypeID, dst.OwnerID = typ, owner
-}
-
-// idsWhere is the condition for the records of a list of ids (alias.id IN (…)), on
-// PostgreSQL with the list's range (see updateByID). Not on SQLite: it then walks the
-// tenant's index over the range, which for the records a shuffled file updated is most
-// of the tenant (150 ms a batch of 500, 30 s of an undo of 100,000 updates), instead of
-// finding each id.
-func idsWhere(q *bun.SelectQuery, s Scope, alias string, ids []int64) *bun.SelectQuery {
-	if s.Dialect() == Postgres {
-		return q.Where(alias+".id BETWEEN ? AND ? AND "+alias+".id IN (?)", slices.Min(ids), slices.Max(ids), bun.In(ids))
-	}
-	return q.Where(alias+".id IN (?)", bun.In(ids))
 }

@@ -131,13 +131,9 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 // change is not written: its indexes, its search entry and the counter triggers that
 // watch it are left alone.
 //
-// On PostgreSQL the tenant is compared with a value the planner cannot see, (SELECT
-// $tenant). Given the tenant as a constant, it multiplied the tenant's share of the table by
-// the share of the ids as if they were independent, expected one lead, and read the
-// tenant's every lead in id order to find the records (an id range or an id list only
-// became a filter on that walk): 60–90 ms a statement of 155 records in a tenant of
-// 120,000, 0.55 ms a record. Not knowing the tenant, it expects an average tenant's leads
-// and probes the primary key once per record (TestImportUpdateProbesThePrimaryKey).
+// The tenant is compared as in every statement on a batch's records (batchTenant): with
+// the tenant as a constant the planner walked the tenant's leads for each statement
+// (0.55 ms a record of a 100,000-row update, TestImportUpdateProbesThePrimaryKey).
 func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns) error {
 	for _, st := range s.updateStatements(e, recs) {
 		if _, err := s.idb.NewRaw(st.query, st.args...).Exec(ctx); err != nil {
@@ -234,12 +230,7 @@ func (s Scope) updateStatements(e *Entity, recs []changedColumns) []rawStatement
 				}
 				q.WriteString(c + " = v." + c)
 			}
-			q.WriteString(" FROM v WHERE " + alias + ".id = v.id AND " + alias + ".tenant_id = ")
-			if pg {
-				q.WriteString("(SELECT CAST(? AS bigint))")
-			} else {
-				q.WriteString("?")
-			}
+			q.WriteString(" FROM v WHERE " + alias + ".id = v.id AND " + alias + ".tenant_id = " + s.batchTenant())
 			args = append(args, s.TenantID)
 			if whose != "" {
 				q.WriteString(" AND " + whose)
