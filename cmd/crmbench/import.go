@@ -7,6 +7,7 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"github.com/uptrace/bun"
 
 	"crm/app/importer/importertest"
 	"crm/app/store"
@@ -27,8 +28,9 @@ const (
 )
 
 // benchImport measures the import of --import-rows rows on the engine's database at dbURL
-// (migrated already; on PostgreSQL as the application role, as the server runs).
-func benchImport(ctx context.Context, c config, engine, dbURL string, out io.Writer) ([]result, error) {
+// (migrated already; on PostgreSQL as the application role, as the server runs), then
+// forgets the run's imports and journey as the owner, at ownerURL.
+func benchImport(ctx context.Context, c config, engine, dbURL, ownerURL string, out io.Writer) ([]result, error) {
 	rows := c.importRows
 	fmt.Fprintf(out, "\n## %s: import of %d realistic rows into a tenant of %d leads\n\n", engine, rows, importSeeded)
 	db, err := store.Open(ctx, dbURL)
@@ -42,6 +44,9 @@ func benchImport(ctx context.Context, c config, engine, dbURL string, out io.Wri
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
+	if err := forgetImports(ctx, ownerURL, sc.TenantName); err != nil {
+		return nil, err
+	}
 	res := make([]result, 0, len(steps))
 	for _, st := range steps {
 		m := &vegeta.Metrics{}
@@ -53,4 +58,28 @@ func benchImport(ctx context.Context, c config, engine, dbURL string, out io.Wri
 				st.CPU.Round(time.Millisecond), st.Rates[0], st.Rates[1], st.Rates[2], st.Load)})
 	}
 	return res, nil
+}
+
+// forgetImports deletes the bench tenant's imports (their files and rows go with them) and
+// its journey, as the owner of the database (the journey is the application's to append
+// to only): the undos leave the tenant's leads as they were, and this leaves the rest, so
+// that runs after runs do not grow the database by 2 GB of history each and skew its size.
+func forgetImports(ctx context.Context, ownerURL, tenant string) error {
+	db, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tn, err := db.TenantByName(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	return db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		for _, table := range []string{"audit_log", "imports"} {
+			if _, err := tx.NewDelete().TableExpr(table).Where("tenant_id = ?", tn.ID).Exec(ctx); err != nil {
+				return fmt.Errorf("forget the bench's imports: %w", err)
+			}
+		}
+		return nil
+	})
 }

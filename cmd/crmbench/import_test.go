@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun"
+
 	"crm/app/store"
 )
 
@@ -26,7 +28,7 @@ func TestBenchImportSmall(t *testing.T) {
 	db.Close()
 	for run := range 2 {
 		var out bytes.Buffer
-		res, err := benchImport(ctx, config{reps: 3, importRows: 600}, "sqlite", dbURL, &out)
+		res, err := benchImport(ctx, config{reps: 3, importRows: 600}, "sqlite", dbURL, dbURL, &out)
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out.String())
 		}
@@ -37,6 +39,20 @@ func TestBenchImportSmall(t *testing.T) {
 			if r.m == nil || r.m.Requests != 1 || r.budget != importBudget {
 				t.Errorf("run %d: %+v", run, r)
 			}
+		}
+		// The run's imports and journey are gone again: the database does not grow run by run.
+		db, err := store.Open(ctx, dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left int
+		err = db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			return tx.NewRaw("SELECT (SELECT count(*) FROM imports) + (SELECT count(*) FROM import_rows) + "+
+				"(SELECT count(*) FROM audit_log WHERE entity = 'lead')").Scan(ctx, &left)
+		})
+		db.Close()
+		if err != nil || left != 0 {
+			t.Errorf("run %d left %d imports, rows and journey entries (%v)", run, left, err)
 		}
 		if run == 1 && !strings.Contains(out.String(), "reused: 20000 leads") {
 			t.Errorf("second run did not reuse the tenant:\n%s", out.String())

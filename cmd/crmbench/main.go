@@ -325,7 +325,7 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 	srv.stop() // the import runs on a quiet machine, with a server of its own if it needs one
 	if c.has("import") && c.importRows > 0 && ctx.Err() == nil {
 		// The CSV import (cmd/crmbench/import.go), as the server's role would run it.
-		res, err := benchImport(ctx, c, engine, appURL, out)
+		res, err := benchImport(ctx, c, engine, appURL, dbURL, out)
 		if err != nil {
 			return b.results, fmt.Errorf("import: %w", err)
 		}
