@@ -38,6 +38,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,7 @@ type config struct {
 	maxRateSteps int           // loads of the search for the highest rate (0: none)
 	step         time.Duration // length of each of those loads
 	importRows   int           // rows of the CSV import measurement (0: none)
+	cpuProfile   string        // where to write this process's CPU profile (the import runs in it)
 	cases        map[string]bool
 }
 
@@ -94,6 +96,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	if _, err := os.Stat(c.crm); err != nil {
 		return fmt.Errorf("%s: %w (run `npx just build` first)", c.crm, err)
+	}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	started := time.Now()
 	machine(stdout)
@@ -149,6 +162,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.maxRateSteps, "max-rate-steps", 8, "loads of the search for the highest mixed rate with p99 ≤ 100 ms (0: none)")
 	fs.DurationVar(&c.step, "step", 15*time.Second, "length of each load of that search")
 	fs.IntVar(&c.importRows, "import-rows", importRows, "rows of the CSV import measurement (0: skip it)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this process's CPU profile to the file (the import runs in this process)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
