@@ -72,11 +72,8 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 // batch, never once a key (TEST_DATABASE_URL).
 func TestImportKeyLookupReadsTheTenantAtMostOnce(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("TEST_DATABASE_URL") == "" {
-		t.Skip("TEST_DATABASE_URL not set")
-	}
 	ctx := context.Background()
-	_, s, _, _ := openImportTestDB(t, Postgres)
+	_, s := openPostgresImportTestDB(t)
 	if err := s.SeedLeads(ctx, 3000, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +120,8 @@ func TestStatementKind(t *testing.T) {
 // records by id (the undo's) and the undo's DELETE, each run under EXPLAIN ANALYZE.
 func TestImportBatchStatementsProbeTheirIndex(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("TEST_DATABASE_URL") == "" {
-		t.Skip("TEST_DATABASE_URL not set")
-	}
 	ctx := context.Background()
-	db, s, _, _ := openImportTestDB(t, Postgres)
+	db, s := openPostgresImportTestDB(t)
 	other, otherAdmin, err := db.CreateTenant(ctx, NewTenant{DefaultLocale: "en_US", Name: "Big", AdminEmail: "big@x.test", AdminPassword: "Secret1!x"})
 	if err != nil {
 		t.Fatal(err)
@@ -217,4 +211,15 @@ func leadsRead(t *testing.T, plan []byte) (read float64, probed bool) {
 	}
 	walk(plans[0].Plan)
 	return read, probed
+}
+
+// openPostgresImportTestDB is openImportTestDB on PostgreSQL, or skips the test without
+// TEST_DATABASE_URL.
+func openPostgresImportTestDB(t *testing.T) (*DB, Scope) {
+	t.Helper()
+	if os.Getenv("TEST_DATABASE_URL") == "" {
+		t.Skip("TEST_DATABASE_URL not set")
+	}
+	db, s, _, _ := openImportTestDB(t, Postgres)
+	return db, s
 }
