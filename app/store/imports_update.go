@@ -133,7 +133,7 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 //
 // The tenant is compared as in every statement on a batch's records (batchTenant): with
 // the tenant as a constant the planner walked the tenant's leads for each statement
-// (0.55 ms a record of a 100,000-row update, TestImportUpdateProbesThePrimaryKey).
+// (0.55 ms a record of a 100,000-row update; TestImportBatchStatementsProbeTheirIndex).
 func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns) error {
 	for _, st := range s.updateStatements(e, recs) {
 		if _, err := s.idb.NewRaw(st.query, st.args...).Exec(ctx); err != nil {
