@@ -54,12 +54,6 @@ func TestServerTimingCountsStatements(t *testing.T) {
 		const path = "/v1/api/lead/list-customer-lead?page=1&limit=20"
 
 		first := timedStatements(t, c.Get(path).WantStatus(http.StatusOK))
-		// Another test's write to a caller table may end the cached caller between two
-		// requests (the cache is per process): the fewest statements of a few requests.
-		warm := int64(1 << 30)
-		for range 5 {
-			warm = min(warm, timedStatements(t, c.Get(path).WantStatus(http.StatusOK)))
-		}
 
 		u, tn, perms, err := db.Caller(context.Background(), f.Tenant.ID, userID(t, e, f, "seller@timing.test"))
 		if err != nil {
@@ -73,6 +67,13 @@ func TestServerTimingCountsStatements(t *testing.T) {
 		ctx, st := store.WithQueryStats(context.Background())
 		if _, err := db.Tenant(tn.ID, u.ID).WithPermissions(perms).ListLeads(ctx, q); err != nil {
 			t.Fatal(err)
+		}
+		// Another test's write to a caller table ends every cached caller (the cache is per
+		// process), and the parallel tests of this package write them all the time: the
+		// fewest statements of the requests until one finds the caller cached, or of 200.
+		warm := int64(1 << 30)
+		for i := 0; i < 200 && warm > st.Statements(); i++ {
+			warm = min(warm, timedStatements(t, c.Get(path).WantStatus(http.StatusOK)))
 		}
 		if st.Statements() == 0 || warm != st.Statements() {
 			t.Errorf("list page 1 through the router: %d statements, the store's list call alone: %d", warm, st.Statements())
