@@ -120,6 +120,22 @@ func ownScope(t *testing.T, db *store.DB, admin store.Scope, email string) (stor
 	return db.System(admin.TenantID, u.ID).WithPermissions(perms), u.ID
 }
 
+// salesScope makes a user of the built-in sales role ("own records") in the admin's tenant
+// and returns the scope that user's requests get, and the user's id.
+func salesScope(t *testing.T, db *store.DB, admin store.Scope, email string) (store.Scope, int64) {
+	t.Helper()
+	ctx := context.Background()
+	u, err := admin.CreateUser(ctx, store.NewUser{Email: email, Password: "Secret1!x", Role: store.RoleSales})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms, err := admin.Permissions(ctx, u.RoleID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db.System(admin.TenantID, u.ID).WithPermissions(perms), u.ID
+}
+
 // reload reads every client of the tenant again, one by one (not through the list).
 func (f *clientFixture) reload(t *testing.T) {
 	t.Helper()

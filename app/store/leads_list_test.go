@@ -677,15 +677,7 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 		ctx := context.Background()
 		tn, admin := newTenant(t, db, "Big", "boss@big.test")
 		s := db.System(tn.ID, admin.ID)
-		sales, err := s.CreateUser(ctx, store.NewUser{Email: "sales@big.test", Password: "Secret1!x", Role: store.RoleSales})
-		if err != nil {
-			t.Fatal(err)
-		}
-		perms, err := s.Permissions(ctx, sales.RoleID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		own := db.System(tn.ID, sales.ID).WithPermissions(perms)
+		own, salesID := salesScope(t, db, s, "sales@big.test")
 		for _, rep := range []string{"rep1", "rep2", "rep3"} {
 			if _, err := s.CreateUser(ctx, store.NewUser{Email: rep + "@big.test", Password: "Secret1!x", Role: store.RoleSales}); err != nil {
 				t.Fatal(err)
@@ -699,7 +691,7 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 		// hundred: an "own records" user with few leads in a big tenant, the case where reading
 		// the whole list in order to find theirs would be slow.
 		setActive := func(active bool) {
-			if _, err := s.Update((*store.User)(nil)).Set("active = ?", active).Where("id = ?", sales.ID).Exec(ctx); err != nil {
+			if _, err := s.Update((*store.User)(nil)).Set("active = ?", active).Where("id = ?", salesID).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -708,7 +700,7 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		setActive(true)
-		if _, err := s.Update((*store.Lead)(nil)).Set("owner_id = ?", sales.ID).Where("id % 100 = 0").Exec(ctx); err != nil {
+		if _, err := s.Update((*store.Lead)(nil)).Set("owner_id = ?", salesID).Where("id % 100 = 0").Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if db.Dialect == store.Postgres {
@@ -775,7 +767,7 @@ func TestLeadListPlansUseIndexes(t *testing.T) {
 			{"source filter", store.LeadQuery{SourceIDs: []int64{sources[2].ID}}, true},
 			{"stages, statuses, sources", store.LeadQuery{StageIDs: []int64{stages[0].ID, stages[2].ID},
 				StatusIDs: []int64{statuses[1].ID}, SourceIDs: []int64{sources[0].ID}}, false},
-			{"owner filter by name", store.LeadQuery{OwnerIDs: []int64{sales.ID}, Sort: store.SortCustomer}, false},
+			{"owner filter by name", store.LeadQuery{OwnerIDs: []int64{salesID}, Sort: store.SortCustomer}, false},
 			{"last month", store.LeadQuery{CreatedFrom: time.Now().AddDate(0, -1, 0)}, false},
 			{"search", store.LeadQuery{Search: term}, false},
 			{"search by name", store.LeadQuery{Search: "giulia rossi", Sort: store.SortCustomer}, false},

@@ -68,15 +68,7 @@ func TestSearchCountsAndPagesEveryMatch(t *testing.T) {
 		ctx := context.Background()
 		tn, admin := newTenant(t, db, "Search", "boss@search.test")
 		s := db.System(tn.ID, admin.ID)
-		sales, err := s.CreateUser(ctx, store.NewUser{Email: "sales@search.test", Password: "Secret1!x", Role: store.RoleSales})
-		if err != nil {
-			t.Fatal(err)
-		}
-		perms, err := s.Permissions(ctx, sales.RoleID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ownLeads := db.System(tn.ID, sales.ID).WithPermissions(perms)
+		ownLeads, salesID := salesScope(t, db, s, "sales@search.test")
 		ownClients, repID := ownScope(t, db, s, "rep@search.test")
 		// Another tenant with the same words: none of its rows may show.
 		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere.test")
@@ -108,7 +100,7 @@ func TestSearchCountsAndPagesEveryMatch(t *testing.T) {
 		// One row in three is the "own" users'.
 		insert(s, n, func(i int) int64 {
 			if i%3 == 0 {
-				return sales.ID
+				return salesID
 			}
 			return admin.ID
 		}, func(i int) int64 {

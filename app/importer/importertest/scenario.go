@@ -170,29 +170,32 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		return steps, err
 	}
 
+	// An undo, queued and run, then every one of the import's rows undone.
+	undo := func(name string, of *store.Import) error {
+		if _, err := s.QueueUndo(ctx, of.ID); err != nil {
+			return err
+		}
+		got, err := timed(name, sc.Rows, of)
+		if err != nil {
+			return err
+		}
+		if got.Status != store.ImportUndone || got.Undone != sc.Rows {
+			return fmt.Errorf("%s: status %s, undone %d of %d", name, got.Status, got.Undone, sc.Rows)
+		}
+		return nil
+	}
+
 	// 3. Undo of the update: every lead back to what the create made.
-	if _, err := s.QueueUndo(ctx, upd.ID); err != nil {
+	if err := undo("undo of the update", upd); err != nil {
 		return steps, err
-	}
-	if got, err = timed("undo of the update", sc.Rows, upd); err != nil {
-		return steps, err
-	}
-	if got.Status != store.ImportUndone || got.Undone != sc.Rows {
-		return steps, fmt.Errorf("undo of the update: status %s, undone %d of %d", got.Status, got.Undone, sc.Rows)
 	}
 	if err := c.check(ctx, "undo of the update", sc.Rows, 0); err != nil {
 		return steps, err
 	}
 
 	// 4. Undo of the create: the tenant as seeded.
-	if _, err := s.QueueUndo(ctx, im.ID); err != nil {
+	if err := undo("undo of the create", im); err != nil {
 		return steps, err
-	}
-	if got, err = timed("undo of the create", sc.Rows, im); err != nil {
-		return steps, err
-	}
-	if got.Status != store.ImportUndone || got.Undone != sc.Rows {
-		return steps, fmt.Errorf("undo of the create: status %s, undone %d of %d", got.Status, got.Undone, sc.Rows)
 	}
 	return steps, c.check(ctx, "undo of the create", 0, 0)
 }
