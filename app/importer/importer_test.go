@@ -527,3 +527,95 @@ func TestImportRefusesControlCharactersInCells(t *testing.T) {
 		}
 	})
 }
+
+// An import or an undo that wrote TidyAfter records or more leaves SQLite's search index in
+// one segment, whatever state earlier writes left it in, and every lead still found; a
+// smaller one leaves the index to FTS5's own merges.
+func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.Open(t, store.SQLite)
+	tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := db.System(tn.ID, u.ID)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	segments := func() int {
+		n, err := db.SearchSegments(ctx, store.LeadEntity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	run := func(r *importer.Runner, id int64) *store.Import {
+		t.Helper()
+		if err := r.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		im, err := s.Import(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	importRows := func(r *importer.Runner, n, offset int) *store.Import {
+		t.Helper()
+		im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
+		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+			t.Fatal(err)
+		}
+		return run(r, im.ID)
+	}
+	// Twelve small imports, a commit each: a dozen segments, some merged by FTS5 in fours.
+	small := importer.NewRunner(db, log, 0)
+	for i := range 12 {
+		if im := importRows(small, 2, 100+2*i); im.Created != 2 {
+			t.Fatalf("small import %d: %+v", i, im)
+		}
+	}
+	if n := segments(); n < 3 {
+		t.Fatalf("twelve commits left %d segments; the test needs several", n)
+	}
+	untidy := segments()
+	// An import under the runner's threshold leaves them.
+	r := importer.NewRunner(db, log, 0)
+	r.TidyAfter = 31
+	importRows(r, 30, 0)
+	if n := segments(); n <= 1 {
+		t.Fatalf("an import of 30 rows under a threshold of 31 tidied the index (%d segments, %d before)", n, untidy)
+	}
+	// One at the threshold merges them into one.
+	r.TidyAfter = 30
+	im := importRows(r, 30, 200)
+	if n := segments(); n != 1 {
+		t.Errorf("after an import of 30 rows at a threshold of 30: %d segments, want 1", n)
+	}
+	found := func(term string) int64 {
+		page, err := s.ListLeads(ctx, store.LeadQuery{Limit: 1, Search: term})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Total
+	}
+	if n := found("example"); n != 84 {
+		t.Errorf("a search after the tidy finds %d leads, want 84", n)
+	}
+	// Its undo too, after another small write scatters the index again.
+	importRows(small, 2, 300)
+	if segments() <= 1 {
+		t.Fatal("a commit after the tidy left one segment; the undo's tidy would prove nothing")
+	}
+	if _, err := s.QueueUndo(ctx, im.ID); err != nil {
+		t.Fatal(err)
+	}
+	if undone := run(r, im.ID); undone.Undone != 30 {
+		t.Fatalf("undo: %+v", undone)
+	}
+	if n := segments(); n != 1 {
+		t.Errorf("after the undo of 30 leads at a threshold of 30: %d segments, want 1", n)
+	}
+	if n := found("example"); n != 56 {
+		t.Errorf("a search after the undo's tidy finds %d leads, want 56", n)
+	}
+}

@@ -25,6 +25,9 @@ var (
 	UndoBatchSize = 2000
 )
 
+// DefaultTidyAfter is a new runner's TidyAfter.
+const DefaultTidyAfter = 10000
+
 // Failure message ids kept on an import that stopped.
 const (
 	errInternal  = "imports.error.internal"
@@ -43,6 +46,11 @@ type Runner struct {
 	// AfterBatch, when set, is called after each committed batch of an import or an undo,
 	// with the import as it stands (NextRow, Undone): for a measurement's per-batch rate.
 	AfterBatch func(im *store.Import)
+	// TidyAfter is how many records an import or an undo must have written for the runner
+	// to tidy the search index after it (store.DB.TidySearchIndex, SQLite only): a large
+	// write leaves the index in many segments that every later search reads. Smaller
+	// writes leave that to FTS5's own merges. 0: never.
+	TidyAfter int
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -52,7 +60,7 @@ type Runner struct {
 // NewRunner is a runner whose background work lasts until Close.
 func NewRunner(db *store.DB, log *slog.Logger, pause time.Duration) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Runner{DB: db, Log: log, Pause: pause, ctx: ctx, cancel: cancel}
+	return &Runner{DB: db, Log: log, Pause: pause, TidyAfter: DefaultTidyAfter, ctx: ctx, cancel: cancel}
 }
 
 // Close stops the runner's background work and waits for it: an import cut short stays
@@ -167,6 +175,7 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 	} else {
 		err = r.runImport(ctx, s.For(auth.Import), im)
 	}
+	defer r.tidy(ctx, im, undo)
 	switch {
 	case err == nil:
 		status := store.ImportDone
@@ -187,6 +196,31 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 }
 
 var errUnreadable = errors.New("importer: stored file unreadable")
+
+// tidy merges the search index after a run that wrote r.TidyAfter records or more, once the
+// import's outcome is recorded: the user sees the import finished while the index is
+// merged, a short transaction at a time.
+func (r *Runner) tidy(ctx context.Context, im *store.Import, undo bool) {
+	written := im.Created + im.Updated
+	if undo {
+		written = im.Undone
+	}
+	e := store.EntityNamed(im.Entity)
+	if r.TidyAfter <= 0 || written < r.TidyAfter || e == nil || ctx.Err() != nil {
+		return
+	}
+	started := time.Now()
+	steps, err := r.DB.TidySearchIndex(ctx, e, 0)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.Log.Warn("search index tidy", "table", e.Table, "err", err)
+		}
+		return
+	}
+	if steps > 0 {
+		r.Log.Info("search index tidied", "table", e.Table, "steps", steps, "took", time.Since(started).Round(time.Millisecond))
+	}
+}
 
 // rest waits r.Pause between batches, or less if ctx ends.
 func (r *Runner) rest(ctx context.Context) error {
