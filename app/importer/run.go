@@ -257,35 +257,72 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 		}
 		n++
 	}
-	batch := make([]store.ImportItem, 0, BatchSize)
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
+	ctx, cancel := context.WithCancel(ctx)
+	batches := readBatches(ctx, rows, b, n)
+	defer func() {
+		cancel()
+		for range batches { // until the reader has stopped
 		}
-		_, err := s.ApplyImportBatch(ctx, im, batch, n)
-		batch = batch[:0]
-		if err == nil && r.AfterBatch != nil {
-			r.AfterBatch(im)
-		}
-		return err
-	}
-	for {
-		row, ok := rows.Next()
-		if !ok {
-			break
-		}
-		n++
-		batch = append(batch, b.Item(row))
-		if len(batch) == BatchSize {
-			if err := flush(); err != nil {
-				return err
-			}
+	}()
+	first := true
+	for bt := range batches {
+		if !first {
 			if err := r.rest(ctx); err != nil {
 				return err
 			}
 		}
+		first = false
+		if _, err := s.ApplyImportBatch(ctx, im, bt.items, bt.next); err != nil {
+			return err
+		}
+		if r.AfterBatch != nil {
+			r.AfterBatch(im)
+		}
 	}
-	return flush()
+	return ctx.Err()
+}
+
+// batch is a batch of an import's rows, built, and the row number after its last.
+type batch struct {
+	items []store.ImportItem
+	next  int
+}
+
+// readBatches reads the rows after the first n and builds them into batches of BatchSize
+// in a goroutine of its own, one batch ahead of the batch being applied: reading and
+// checking rows (the CSV, the cleaning of cells, the masters by name) runs while the
+// database writes the batch before, on a machine's second core. The channel closes after
+// the last batch, or when ctx ends.
+func readBatches(ctx context.Context, rows *Rows, b *Builder, n int) <-chan batch {
+	out := make(chan batch) // unbuffered: the reader builds the next batch, no more, while one is applied
+	go func() {
+		defer close(out)
+		items := make([]store.ImportItem, 0, BatchSize)
+		send := func() bool {
+			select {
+			case out <- batch{items, n}:
+				items = make([]store.ImportItem, 0, BatchSize)
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for {
+			row, ok := rows.Next()
+			if !ok {
+				break
+			}
+			n++
+			items = append(items, b.Item(row))
+			if len(items) == BatchSize && !send() {
+				return
+			}
+		}
+		if len(items) > 0 {
+			send()
+		}
+	}()
+	return out
 }
 
 func (r *Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {

@@ -51,12 +51,17 @@ type Step struct {
 	Rates, CPURates [3]float64
 	// Load is the machine's one-minute load average at the end of the step.
 	Load string
+	// Tidy is the merge of the search index the runner makes after the step (SQLite;
+	// Runner.TidyAfter), timed apart from it: the import is done, and shown done, before.
+	Tidy      time.Duration
+	TidySteps int
 }
 
 func (st Step) String() string {
 	return fmt.Sprintf("%s: %d rows in %s (%.0f rows/s), %s CPU in this process; per batch %.0f / %.0f / %.0f rows/s at start / middle / end (%.0f / %.0f / %.0f rows per CPU second); load %s",
 		st.Name, st.Rows, st.Wall.Round(time.Millisecond), float64(st.Rows)/st.Wall.Seconds(), st.CPU.Round(time.Millisecond),
-		st.Rates[0], st.Rates[1], st.Rates[2], st.CPURates[0], st.CPURates[1], st.CPURates[2], st.Load)
+		st.Rates[0], st.Rates[1], st.Rates[2], st.CPURates[0], st.CPURates[1], st.CPURates[2], st.Load) +
+		fmt.Sprintf("; then the search index tidied in %s (%d steps)", st.Tidy.Round(time.Millisecond), st.TidySteps)
 }
 
 // userNames are the sales users' names: owners by name in the file (with accents).
@@ -95,6 +100,8 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 
 	runner := importer.NewRunner(sc.DB, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
 	defer runner.Close()
+	tidyAfter := runner.TidyAfter
+	runner.TidyAfter = 0 // the step tidies as the runner would, timed on its own
 	var batches []batchMark
 	runner.AfterBatch = func(im *store.Import) {
 		batches = append(batches, batchMark{time.Now(), CPUTime(), im.NextRow + im.Undone})
@@ -120,6 +127,13 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		}
 		st := Step{Name: name, Rows: rows, Wall: time.Since(start), CPU: CPUTime() - cpu, Load: loadAverage()}
 		st.Rates, st.CPURates = rates(batches)
+		if rows >= tidyAfter {
+			tidied := time.Now()
+			if st.TidySteps, err = sc.DB.TidySearchIndex(ctx, store.LeadEntity, 0); err != nil {
+				return nil, fmt.Errorf("%s: tidy: %w", name, err)
+			}
+			st.Tidy = time.Since(tidied)
+		}
 		steps = append(steps, st)
 		logf("%s", st)
 		if stmts != nil {
