@@ -840,3 +840,44 @@ func checkSearchProbe(t *testing.T, name string, d store.Dialect, table string, 
 		t.Errorf("%s: the probe is not the FTS5 table newest first:\n%s", name, probe)
 	}
 }
+
+// An "own records" user who owns a good share of an older tenant's leads gets the newest of
+// theirs through the tenant's index in id order. SQLite, told that a tenth of the tenant is
+// the user's and that the tenant is most of the table, scanned the whole table from its
+// newest row: through every lead of the tenants created since (at 1,000,000 leads beside a
+// tenant of 20,000, 4 ms a page instead of 0.2).
+func TestOwnListWalksItsTenantNotTheTable(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Older", "boss@older.test")
+		s := db.System(tn.ID, admin.ID)
+		own, _ := salesScope(t, db, s, "sales@older.test")
+		for i := range 8 { // the leads go to ten users: a tenth is the sales user's
+			if _, err := s.CreateUser(ctx, store.NewUser{Email: fmt.Sprintf("rep%d@older.test", i), Password: "Secret1!x", Role: store.RoleSales}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.SeedLeads(ctx, 10000, nil); err != nil {
+			t.Fatal(err)
+		}
+		ntn, nadmin := newTenant(t, db, "Newer", "boss@newer.test")
+		if err := db.System(ntn.ID, nadmin.ID).SeedLeads(ctx, 200, nil); err != nil {
+			t.Fatal(err)
+		}
+		analyze(t, db)
+		page := list(t, own, store.LeadQuery{})
+		if len(page.Rows) != 20 {
+			t.Fatalf("own page 1: %d rows", len(page.Rows))
+		}
+		plans, err := own.ExplainListLeads(ctx, store.LeadQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, plan := range plans {
+			if m := fullScan.FindString(plan); m != "" {
+				t.Errorf("full scan %q in\n%s", strings.TrimSpace(m), plan)
+			}
+		}
+	})
+}
