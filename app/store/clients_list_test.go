@@ -109,23 +109,22 @@ func ownScope(t *testing.T, db *store.DB, admin store.Scope, email string) (stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := admin.CreateUser(ctx, store.NewUser{Email: email, Name: "Rep " + email, Password: "Secret1!x", Role: role.Name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	perms, err := admin.Permissions(ctx, role.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db.System(admin.TenantID, u.ID).WithPermissions(perms), u.ID
+	return userScope(t, db, admin, store.NewUser{Email: email, Name: "Rep " + email, Password: "Secret1!x", Role: role.Name})
 }
 
 // salesScope makes a user of the built-in sales role ("own records") in the admin's tenant
 // and returns the scope that user's requests get, and the user's id.
 func salesScope(t *testing.T, db *store.DB, admin store.Scope, email string) (store.Scope, int64) {
 	t.Helper()
+	return userScope(t, db, admin, store.NewUser{Email: email, Password: "Secret1!x", Role: store.RoleSales})
+}
+
+// userScope adds the user in the admin's tenant and returns the scope that user's requests
+// get, with the permissions of their role, and the user's id.
+func userScope(t *testing.T, db *store.DB, admin store.Scope, nu store.NewUser) (store.Scope, int64) {
+	t.Helper()
 	ctx := context.Background()
-	u, err := admin.CreateUser(ctx, store.NewUser{Email: email, Password: "Secret1!x", Role: store.RoleSales})
+	u, err := admin.CreateUser(ctx, nu)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,9 @@ const TidyPages = 500
 // TidySearchIndex merges the SQLite search index of e's table (FTS5) into one segment, a
 // step of pages at a time, each step its own transaction. A large write leaves the index in
 // many segments, and the entries it deleted or replaced as tombstones beside the old ones:
-// every search then looks its terms up in each segment (after an import cycle of 100,000
-// rows, searches ten to twenty-five times slower; docs/PERFORMANCE.md). FTS5's own merges
+// every search then looks its terms up in each segment (after a cycle of 100,000 rows
+// created, updated and deleted, the list's searches about twice as slow at 1,000,000 leads;
+// docs/PERFORMANCE.md, "Third round"). FTS5's own merges
 // only join segments of one level; this is its 'optimize' cut into steps. PostgreSQL's
 // trigram index needs nothing of the kind: a no-op there. After each step it rests as long
 // as the step took, so the app's writers, whose busy handler polls for the lock, find it
@@ -43,14 +44,14 @@ func (db *DB) TidySearchIndex(ctx context.Context, e *Entity, pages int) (int, e
 	// A negative count starts a merge of every segment, whatever its level; a positive
 	// one carries a started merge on. FTS5 tells that a step did nothing by changing fewer
 	// than two rows.
+	q := fmt.Sprintf("INSERT INTO %s (%s, rank) VALUES ('merge', ?)", fts, fts)
 	step := -pages
+	before, err := changes()
+	if err != nil {
+		return 0, err
+	}
 	for steps := 0; ; steps++ {
-		before, err := changes()
-		if err != nil {
-			return steps, err
-		}
 		started := time.Now()
-		q := fmt.Sprintf("INSERT INTO %s (%s, rank) VALUES ('merge', ?)", fts, fts)
 		if _, err := conn.ExecContext(ctx, q, step); err != nil {
 			return steps, fmt.Errorf("tidy %s: %w", fts, err)
 		}
@@ -62,7 +63,7 @@ func (db *DB) TidySearchIndex(ctx context.Context, e *Entity, pages int) (int, e
 		if after-before < 2 {
 			return steps, nil
 		}
-		step = pages
+		step, before = pages, after
 		t := time.NewTimer(took)
 		select {
 		case <-ctx.Done():
