@@ -152,7 +152,8 @@ func (f *clientFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
 		where: f.filter, search: f.search != nil, none: f.none}
 	if f.search != nil {
-		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, nil) }
+		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, false, nil) }
+		l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, true, nil) }
 	}
 	return l
 }

@@ -46,7 +46,8 @@ func (f *leadFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.leads((*Lead)(nil)) }, id: "l.id",
 		where: f.filter, search: f.search != nil, none: f.none, allows: f.allowsGroup}
 	if f.search != nil {
-		l.match = f.match
+		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, false) }
+		l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true) }
 	}
 	if f.ftsDriven() {
 		l.orderID, l.driven = leadText.rowID(), true
@@ -170,13 +171,14 @@ func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 	return whereCreated(sel, f.d, "l.created_at", q.CreatedFrom, q.CreatedTo)
 }
 
-// match adds the search to a query on leads (or on rows of leads aliased l).
-func (f *leadFilter) match(sel *bun.SelectQuery) *bun.SelectQuery {
+// match adds the search to a query on leads (or on rows of leads aliased l); walked: to rows
+// read in id order and filtered (textSearch.where).
+func (f *leadFilter) match(sel *bun.SelectQuery, walked bool) *bun.SelectQuery {
 	ls := f.search
 	if f.ftsDriven() {
 		return leadText.join(sel, &ls.searchTerm)
 	}
-	return leadText.where(sel, f.d, &ls.searchTerm, func(g *bun.SelectQuery) *bun.SelectQuery {
+	return leadText.where(sel, f.d, &ls.searchTerm, walked, func(g *bun.SelectQuery) *bun.SelectQuery {
 		if len(ls.stages) > 0 {
 			g = g.WhereOr("l.lead_stage_id IN (?)", bun.In(ls.stages))
 		}

@@ -214,6 +214,9 @@ type listSpec struct {
 	// whose rows carry the table's alias: a probe (searchMatches) reads the filtered rows
 	// newest first and matches them itself.
 	match func(*bun.SelectQuery) *bun.SelectQuery
+	// walk is match for rows read in id order and filtered (the probe), where no index
+	// serves the search; set with match.
+	walk func(*bun.SelectQuery) *bun.SelectQuery
 	// search: the query holds a search term, so its count comes first (searchMatches): a
 	// probe of the newest matches, or the matches collected through the search index.
 	search bool
@@ -422,7 +425,7 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 		window = l.where(window)
 	}
 	window = window.OrderExpr(l.id + " DESC").Limit(searchWindow)
-	probe := l.match(s.idb.NewSelect().TableExpr("(?) AS ?", window, bun.Ident(alias))).
+	probe := l.walk(s.idb.NewSelect().TableExpr("(?) AS ?", window, bun.Ident(alias))).
 		Column(l.id).OrderExpr(l.id + " DESC").Limit(SearchCountCap + 1)
 	if expected, err := s.estimateRows(ctx, probe); err != nil || expected < 2*(SearchCountCap+1) {
 		return nil, false, false, err

@@ -53,6 +53,59 @@ func parseSearch(raw string) *searchTerm {
 	return st
 }
 
+// wordsPattern is the LIKE pattern the trigram index is asked for a term of several words
+// (PostgreSQL), or "" when that is the term itself. pg_trgm splits text into words at every
+// character that is no letter or digit and pads each word, so the pattern of "mateo.silva7276"
+// holds "eo " and " si": trigrams of every word that ends in "eo" or starts with "si", among
+// the longest posting lists of the index, each read for every search. Between two words of
+// three letters or digits or more, the separator becomes "%" (as does one before the first
+// or after the last such word), leaving the words' inner trigrams; that matches a superset
+// of the rows, which the caller checks against the whole term. A word of one or two
+// characters keeps its separators: its padded trigrams are all it gives the index
+// (measured in docs/PERFORMANCE.md, "Separators in a search term").
+func (st *searchTerm) wordsPattern() string {
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	// The term as alternating runs: words and the separators between them.
+	type run struct {
+		text string
+		word bool
+		n    int // runes
+	}
+	var runs []run
+	for _, r := range st.text {
+		w := isWord(r)
+		if len(runs) == 0 || runs[len(runs)-1].word != w {
+			runs = append(runs, run{word: w})
+		}
+		last := &runs[len(runs)-1]
+		last.text += string(r)
+		last.n++
+	}
+	long := func(i int) bool { return i < 0 || i >= len(runs) || runs[i].word && runs[i].n >= minTrigramTerm }
+	var b strings.Builder
+	b.WriteString("%")
+	loosened := false
+	for i, r := range runs {
+		switch {
+		case r.word:
+			b.WriteString(r.text)
+		case long(i-1) && long(i+1):
+			// A separator between long words (or the term's edge and a long word): dropped.
+			if i > 0 && i < len(runs)-1 {
+				b.WriteString("%")
+			}
+			loosened = true
+		default:
+			b.WriteString(escapeLike(r.text))
+		}
+	}
+	b.WriteString("%")
+	if !loosened || !slices.ContainsFunc(runs, func(r run) bool { return r.word && r.n >= minTrigramTerm }) {
+		return ""
+	}
+	return b.String()
+}
+
 // phrase is the term as an FTS5 phrase: a substring of at least three characters.
 func (st *searchTerm) phrase() string { return `"` + strings.ReplaceAll(st.text, `"`, `""`) + `"` }
 
@@ -66,13 +119,25 @@ type textSearch struct {
 
 // where keeps the rows the term matches: the text (a short term: the start of a prefix
 // column) or the id; or, with more (which adds its own WhereOr), what that matches too.
-func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, more func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
+//
+// On PostgreSQL a term of several words is asked of the trigram index as its words alone
+// (wordsPattern) and each row it returns is then checked against the whole term; walked
+// says the rows are read in id order and filtered instead (a probe), where the term as it
+// is costs least and gives the planner its best estimate.
+func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walked bool, more func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
 	return sel.WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
 		switch {
 		case st.short:
 			for _, expr := range ts.prefix {
 				col := collated(d, expr)
 				g = g.WhereOr("("+col+" >= ? AND "+col+" < ?)", st.term, st.term+maxRune)
+			}
+		case d == Postgres && !walked:
+			if loose := st.wordsPattern(); loose != "" {
+				// The index is asked for the words, each row then for the whole term.
+				g = g.WhereOr("("+ts.text+" LIKE ? AND strpos("+ts.text+", ?) > 0)", loose, st.text)
+			} else {
+				g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 			}
 		case d == Postgres:
 			g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
