@@ -26,6 +26,9 @@ type leadFilter struct {
 	tenant   int64
 	// none: a filter names no id of this tenant, so nothing matches.
 	none bool
+	// firstLead is the tenant's lowest lead id, as a subquery: where the FTS5 table drives a
+	// search, its read starts there instead of at the first match of every older tenant.
+	firstLead *bun.SelectQuery
 }
 
 // leadSearch is a search term and what it matches besides the lead's own text.
@@ -62,7 +65,7 @@ func (s Scope) leadFilter(ctx context.Context, q LeadQuery) (*leadFilter, *listR
 	if err != nil {
 		return nil, nil, err
 	}
-	f := &leadFilter{d: s.Dialect(), q: q}
+	f := &leadFilter{d: s.Dialect(), q: q, firstLead: s.Select((*Lead)(nil)).ColumnExpr("MIN(l.id)")}
 	if s.ownLeadsOnly() && f.d == SQLite {
 		var c struct {
 			Mine int64 `bun:"mine"`
@@ -176,7 +179,7 @@ func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 func (f *leadFilter) match(sel *bun.SelectQuery, walked bool) *bun.SelectQuery {
 	ls := f.search
 	if f.ftsDriven() {
-		return leadText.join(sel, &ls.searchTerm)
+		return leadText.join(sel, &ls.searchTerm).Where(leadText.rowID()+" >= (?)", f.firstLead)
 	}
 	return leadText.where(sel, f.d, &ls.searchTerm, walked, func(g *bun.SelectQuery) *bun.SelectQuery {
 		if len(ls.stages) > 0 {

@@ -413,6 +413,20 @@ func (s Scope) searchMatches(ctx context.Context, l listSpec) (*searchFound, err
 func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed, complete bool, err error) {
 	switch {
 	case l.driven:
+		// FTS5 reads a doclist backwards at about twice the cost of forwards (each page is
+		// walked forwards first to find its entries' offsets): a rare term's few matches cost
+		// 6 ms forwards against 12 ms newest first at a million leads. So the matches are read
+		// forwards first, at most SearchCountCap+1: fewer are every match; more, a common
+		// word, whose newest are then read backwards, stopping as soon as there are enough.
+		// (Explained, both statements are: the plans are those that may run.)
+		var first []int64
+		if err = s.scanList(ctx, l.rows().Column(l.id).OrderExpr(l.idOrder()+" ASC").Limit(SearchCountCap+1), &first); err != nil {
+			return nil, false, false, err
+		}
+		if len(first) <= SearchCountCap && !explaining(ctx) {
+			slices.Reverse(first)
+			return first, true, true, nil
+		}
 		sel := l.rows().Column(l.id).OrderExpr(l.idOrder() + " DESC").Limit(SearchCountCap + 1)
 		err = s.scanList(ctx, sel, &ids)
 		return ids, true, len(ids) <= SearchCountCap, err

@@ -229,3 +229,91 @@ func sorted(ids []int64) []int64 {
 	slices.Sort(out)
 	return out
 }
+
+// statementLog records the SQL of every statement a DB runs while it is on.
+type statementLog struct {
+	on   bool
+	sqls []string
+}
+
+func (l *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (l *statementLog) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if l.on {
+		l.sqls = append(l.sqls, e.Query)
+	}
+}
+
+// On SQLite the FTS5 table serves a search forwards first, where a doclist costs half what
+// it does backwards: a term with at most SearchCountCap matches in the tenant is settled by
+// that one read, newest first once reversed; only a common word has its newest matches read
+// backwards too. Either read starts at the tenant's first lead, not at the first match of
+// the older tenant, which holds the same words (the plan's rowid bound, ">").
+func TestFTSSearchReadsForwardsFirst(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.SQLite)
+	ctx := context.Background()
+	insert := func(s store.Scope, owner int64, companies []string) {
+		leads := make([]store.Lead, 0, len(companies))
+		for i, company := range companies {
+			c := store.Contact{CustomerName: fmt.Sprintf("Person %d", i), CompanyName: company,
+				CompanyEmail: fmt.Sprintf("p%d@example.test", i), CompanyDialCode: "+91", CompanyPhoneNumber: fmt.Sprintf("98%08d", i)}
+			c.OwnerID = &owner
+			leads = append(leads, store.Lead{Contact: c, CreatedBy: &owner,
+				SearchText: strings.ToLower(c.CustomerName + " " + c.CompanyName + " " + c.CompanyEmail)})
+		}
+		if _, err := s.Insert(&leads).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	words := func(n int, word string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s Trading %d", word, i)
+		}
+		return out
+	}
+	otn, oadmin := newTenant(t, db, "Older", "boss@older.test")
+	insert(db.System(otn.ID, oadmin.ID), oadmin.ID, append(words(400, "Quokka"), words(400, "Wombat")...))
+	tn, admin := newTenant(t, db, "Newer", "boss@newer.test")
+	s := db.System(tn.ID, admin.ID)
+	insert(s, admin.ID, append(append(words(3, "Quokka"), words(250, "Wombat")...), words(200, "Plain")...))
+	analyze(t, db)
+
+	log := &statementLog{}
+	db.AddQueryHook(log)
+	for _, c := range []struct {
+		term      string
+		total     int64
+		capped    bool
+		backwards bool // the newest matches read backwards too
+	}{{"quokka", 3, false, false}, {"wombat", store.SearchCountCap, true, true}} {
+		log.on, log.sqls = true, nil
+		p := list(t, s, store.LeadQuery{Search: c.term, Limit: 2})
+		log.on = false
+		if p.Total != c.total || p.TotalCapped != c.capped || len(p.Rows) != 2 || p.Rows[0].ID < p.Rows[1].ID {
+			t.Errorf("%s: total %d capped %v, rows %v", c.term, p.Total, p.TotalCapped, ids(p.Rows))
+		}
+		var forwards, backwards int
+		for _, q := range log.sqls {
+			if !strings.Contains(q, "leads_fts") {
+				continue
+			}
+			forwards += strings.Count(q, "ASC LIMIT 101")
+			backwards += strings.Count(q, "DESC LIMIT 101")
+		}
+		if forwards != 1 || (backwards == 1) != c.backwards || backwards > 1 {
+			t.Errorf("%s: %d forwards and %d backwards reads of the search index in\n%s", c.term, forwards, backwards, strings.Join(log.sqls, "\n"))
+		}
+		plans, err := s.ExplainListLeads(ctx, store.LeadQuery{Search: c.term})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, plan := range plans {
+			for _, line := range strings.Split(plan, "\n") {
+				if strings.Contains(line, "leads_fts VIRTUAL TABLE") && !strings.HasSuffix(strings.TrimSpace(line), ">") {
+					t.Errorf("%s: the search index is read without the tenant's first lead as its start: %q", c.term, line)
+				}
+			}
+		}
+	}
+}
