@@ -236,7 +236,9 @@ type statementLog struct {
 	sqls []string
 }
 
-func (l *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (l *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
 func (l *statementLog) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	if l.on {
 		l.sqls = append(l.sqls, e.Query)
