@@ -54,6 +54,10 @@ func (f *leadFilter) spec(s Scope) listSpec {
 	}
 	if f.ftsDriven() {
 		l.orderID, l.driven = leadText.rowID(), true
+		l.matches = func() *bun.SelectQuery {
+			return s.idb.NewSelect().TableExpr(leadText.fts).ColumnExpr("rowid").
+				Where(leadText.fts+" MATCH ?", f.search.phrase()).Where("rowid >= (?)", f.firstLead).OrderExpr("rowid ASC")
+		}
 	}
 	return l
 }

@@ -223,6 +223,10 @@ type listSpec struct {
 	// driven: the rows in idOrder come from the search index itself (SQLite's FTS5 join), so
 	// a probe newest first reads only matches, and one that stops short found them all.
 	driven bool
+	// matches, set with driven, reads the search index alone: the ids it matches from the
+	// tenant's first row on, forwards (a superset of the list's matches: other tenants'
+	// rows and the filters are not sifted out).
+	matches func() *bun.SelectQuery
 	// none: a filter names nothing of the tenant's, so nothing matches.
 	none bool
 	// orderID is the id column an order by the id alone reads, when not id: the search
@@ -415,17 +419,25 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 	case l.driven:
 		// FTS5 reads a doclist backwards at about twice the cost of forwards (each page is
 		// walked forwards first to find its entries' offsets): a rare term's few matches cost
-		// 6 ms forwards against 12 ms newest first at a million leads. So the matches are read
-		// forwards first, at most SearchCountCap+1: fewer are every match; more, a common
-		// word, whose newest are then read backwards, stopping as soon as there are enough.
+		// 6 ms forwards against 12 ms newest first at a million leads. So the search index
+		// alone is read forwards first, at most SearchCountCap+1 of its matches: fewer are
+		// every match, which the filters then sift by id; more, a common word, whose newest
+		// are then read backwards with the filters, stopping as soon as there are enough.
 		// (Explained, both statements are: the plans are those that may run.)
 		var first []int64
-		if err = s.scanList(ctx, l.rows().Column(l.id).OrderExpr(l.idOrder()+" ASC").Limit(SearchCountCap+1), &first); err != nil {
+		if err = s.scanList(ctx, l.matches().Limit(SearchCountCap+1), &first); err != nil {
 			return nil, false, false, err
 		}
 		if len(first) <= SearchCountCap && !explaining(ctx) {
-			slices.Reverse(first)
-			return first, true, true, nil
+			ids = []int64{}
+			if len(first) > 0 {
+				sel := l.from()
+				if l.where != nil {
+					sel = l.where(sel)
+				}
+				err = s.scanList(ctx, sel.Column(l.id).Where(l.id+" IN (?)", bun.In(first)).OrderExpr(l.id+" DESC"), &ids)
+			}
+			return ids, true, true, err
 		}
 		sel := l.rows().Column(l.id).OrderExpr(l.idOrder() + " DESC").Limit(SearchCountCap + 1)
 		err = s.scanList(ctx, sel, &ids)
