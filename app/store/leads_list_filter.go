@@ -69,7 +69,10 @@ func (s Scope) leadFilter(ctx context.Context, q LeadQuery) (*leadFilter, *listR
 	if err != nil {
 		return nil, nil, err
 	}
-	f := &leadFilter{d: s.Dialect(), q: q, firstLead: s.Select((*Lead)(nil)).ColumnExpr("MIN(l.id)")}
+	f := &leadFilter{d: s.Dialect(), q: q}
+	if f.d == SQLite {
+		f.firstLead = s.Select((*Lead)(nil)).ColumnExpr("MIN(l.id)")
+	}
 	if s.ownLeadsOnly() && f.d == SQLite {
 		var c struct {
 			Mine int64 `bun:"mine"`
