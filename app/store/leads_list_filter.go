@@ -54,10 +54,7 @@ func (f *leadFilter) spec(s Scope) listSpec {
 	}
 	if f.ftsDriven() {
 		l.orderID, l.driven = leadText.rowID(), true
-		l.matches = func() *bun.SelectQuery {
-			return s.idb.NewSelect().TableExpr(leadText.fts).ColumnExpr("rowid").
-				Where(leadText.fts+" MATCH ?", f.search.phrase()).Where("rowid >= (?)", f.firstLead).OrderExpr("rowid ASC")
-		}
+		l.matches = func() *bun.SelectQuery { return leadText.matches(s.idb.NewSelect(), &f.search.searchTerm, f.firstLead) }
 	}
 	return l
 }
@@ -186,7 +183,7 @@ func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 func (f *leadFilter) match(sel *bun.SelectQuery, walked bool) *bun.SelectQuery {
 	ls := f.search
 	if f.ftsDriven() {
-		return leadText.join(sel, &ls.searchTerm).Where(leadText.rowID()+" >= (?)", f.firstLead)
+		return leadText.join(sel, &ls.searchTerm, f.firstLead)
 	}
 	return leadText.where(sel, f.d, &ls.searchTerm, walked, func(g *bun.SelectQuery) *bun.SelectQuery {
 		if len(ls.stages) > 0 {

@@ -245,14 +245,19 @@ func (l listSpec) rows() *bun.SelectQuery {
 	if l.ids != nil {
 		return l.from().Where(l.id+" IN (?)", bun.In(l.ids))
 	}
-	sel := l.from()
-	if l.where != nil {
-		sel = l.where(sel)
-	}
+	sel := l.filtered()
 	if l.match != nil {
 		sel = l.match(sel)
 	}
 	return sel
+}
+
+// filtered starts a query on the rows the filters keep, the search left out.
+func (l listSpec) filtered() *bun.SelectQuery {
+	if l.where != nil {
+		return l.where(l.from())
+	}
+	return l.from()
 }
 
 // only is the spec with the filters replaced by a complete set of matching ids.
@@ -431,11 +436,7 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 		if len(first) <= SearchCountCap && !explaining(ctx) {
 			ids = []int64{}
 			if len(first) > 0 {
-				sel := l.from()
-				if l.where != nil {
-					sel = l.where(sel)
-				}
-				err = s.scanList(ctx, sel.Column(l.id).Where(l.id+" IN (?)", bun.In(first)).OrderExpr(l.id+" DESC"), &ids)
+				err = s.scanList(ctx, l.filtered().Column(l.id).Where(l.id+" IN (?)", bun.In(first)).OrderExpr(l.id+" DESC"), &ids)
 			}
 			return ids, true, true, err
 		}
@@ -446,11 +447,7 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 		return nil, false, false, nil
 	}
 	alias, _, _ := strings.Cut(l.id, ".")
-	window := l.from()
-	if l.where != nil {
-		window = l.where(window)
-	}
-	window = window.OrderExpr(l.id + " DESC").Limit(searchWindow)
+	window := l.filtered().OrderExpr(l.id + " DESC").Limit(searchWindow)
 	probe := l.walk(s.idb.NewSelect().TableExpr("(?) AS ?", window, bun.Ident(alias))).
 		Column(l.id).OrderExpr(l.id + " DESC").Limit(SearchCountCap + 1)
 	if expected, err := s.estimateRows(ctx, probe); err != nil || expected < 2*(SearchCountCap+1) {

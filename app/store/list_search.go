@@ -62,7 +62,7 @@ func parseSearch(raw string) *searchTerm {
 // or after the last such word), leaving the words' inner trigrams; that matches a superset
 // of the rows, which the caller checks against the whole term. A word of one or two
 // characters keeps its separators: its padded trigrams are all it gives the index
-// (measured in docs/PERFORMANCE.md, "Separators in a search term").
+// (measured in docs/PERFORMANCE.md, "Fourth round (2026-11-26): separators in a search term").
 func (st *searchTerm) wordsPattern() string {
 	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 	// The term as alternating runs: words and the separators between them.
@@ -100,7 +100,7 @@ func (st *searchTerm) wordsPattern() string {
 		}
 	}
 	b.WriteString("%")
-	if !loosened || !slices.ContainsFunc(runs, func(r run) bool { return r.word && r.n >= minTrigramTerm }) {
+	if !loosened || len(runs) == 1 { // (one run: separators alone, no word)
 		return ""
 	}
 	return b.String()
@@ -132,15 +132,13 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 				col := collated(d, expr)
 				g = g.WhereOr("("+col+" >= ? AND "+col+" < ?)", st.term, st.term+maxRune)
 			}
-		case d == Postgres && !walked:
-			if loose := st.wordsPattern(); loose != "" {
+		case d == Postgres:
+			if loose := st.wordsPattern(); loose != "" && !walked {
 				// The index is asked for the words, each row then for the whole term.
 				g = g.WhereOr("("+ts.text+" LIKE ? AND strpos("+ts.text+", ?) > 0)", loose, st.text)
 			} else {
 				g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 			}
-		case d == Postgres:
-			g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 		default:
 			g = g.WhereOr(ts.id+" IN (SELECT rowid FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
 		}
@@ -162,9 +160,18 @@ func (ts textSearch) canDrive(d Dialect, st *searchTerm) bool {
 
 // join drives the query by the FTS5 table: the rows the term matches, in the table's rowid
 // order (FTS5 keeps rowids in order), so a page of a common word in id order stops after its
-// rows; ordered and paged then by rowID.
-func (ts textSearch) join(sel *bun.SelectQuery, st *searchTerm) *bun.SelectQuery {
-	return sel.Join("JOIN "+ts.fts+" ON "+ts.rowID()+" = "+ts.id).Where(ts.fts+" MATCH ?", st.phrase())
+// rows; ordered and paged then by rowID. The read starts at first, the tenant's lowest id (a
+// subquery), not at the first match of every older tenant.
+func (ts textSearch) join(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
+	return sel.Join("JOIN "+ts.fts+" ON "+ts.rowID()+" = "+ts.id).Where(ts.fts+" MATCH ?", st.phrase()).
+		Where(ts.rowID()+" >= (?)", first)
+}
+
+// matches reads the FTS5 table alone, forwards from first as join does: the ids the term
+// matches, every tenant's and unfiltered (listSpec.matches).
+func (ts textSearch) matches(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
+	return sel.TableExpr(ts.fts).ColumnExpr("rowid").Where(ts.fts+" MATCH ?", st.phrase()).
+		Where("rowid >= (?)", first).OrderExpr("rowid ASC")
 }
 
 // rowID is the FTS5 table's id column, the one to order by when join drives.
