@@ -48,7 +48,7 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 		return BatchCounts{}, fmt.Errorf("store: %q is not importable", im.Entity)
 	}
 	var counts BatchCounts
-	err := s.importTx(ctx, func(tx Scope) error {
+	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
 		counts = BatchCounts{}
 		if err := tx.holdImport(ctx, im, ImportRunning); err != nil {
 			return err

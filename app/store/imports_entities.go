@@ -51,6 +51,8 @@ type importKind interface {
 	applyRows(ctx context.Context, tx Scope, im *Import, items []ImportItem) ([]importRow, error)
 	// undoRows reverts a batch of changed rows (see UndoImportBatch).
 	undoRows(ctx context.Context, tx Scope, im *Import, rows []importRow) error
+	// table is the entity whose records the import writes.
+	table() *Entity
 }
 
 // importKinds are the importable entities, by name.
@@ -60,6 +62,7 @@ var importKinds = map[string]importKind{
 }
 
 func (ad *importAdapter[R]) importFields() []string                { return ad.fields }
+func (ad *importAdapter[R]) table() *Entity                        { return ad.entity }
 func (ad *importAdapter[R]) setValues(it *ImportItem, v LeadInput) { ad.values(it, v) }
 
 // key is a record's value of the match key's field.

@@ -40,7 +40,7 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 		t.Fatalf("synchronous %d before the import", wantSync)
 	}
 	var inside [2]int
-	err := s.importTx(ctx, func(tx Scope) error {
+	err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
 		if err := tx.idb.NewRaw("PRAGMA synchronous").Scan(ctx, &inside[0]); err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func TestImportBatchStatementsProbeTheirIndex(t *testing.T) {
 	} {
 		var plan []byte
 		errRollback := errors.New("rolled back")
-		err := s.importTx(ctx, func(tx Scope) error {
+		err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
 			if err := tx.idb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+st.query, st.args...).Scan(ctx, &plan); err != nil {
 				return err
 			}
@@ -222,4 +222,67 @@ func openPostgresImportTestDB(t *testing.T) (*DB, Scope) {
 	}
 	db, s, _, _ := openImportTestDB(t, Postgres)
 	return db, s
+}
+
+// An import batch on SQLite leaves the merging of its search entries to the tidy after the
+// import: FTS5's automerge is off inside the batch's transaction, and back at its default
+// once the batch is over, for every other writer — after the batches of an import and of
+// its undo, and after a batch that failed (runItems and undoWithTakeover end with a stopped
+// runner's refused batch). What the batches wrote is found, and what the undo took back
+// is not.
+func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, s, _, _ := openImportTestDB(t, SQLite)
+	if err := s.SeedLeads(ctx, 50, nil); err != nil {
+		t.Fatal(err)
+	}
+	const read = "SELECT v FROM leads_fts_config WHERE k = 'automerge'"
+	automerge := func() int {
+		t.Helper()
+		var v int
+		if err := db.bun.QueryRowContext(ctx, read).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	inside := -1
+	if err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
+		return tx.idb.NewRaw(read).Scan(ctx, &inside)
+	}); err != nil || inside != 0 {
+		t.Fatalf("automerge inside a batch: %d (%v), want 0", inside, err)
+	}
+	if v := automerge(); v != ftsAutomerge {
+		t.Errorf("automerge after a batch: %d, want %d", v, ftsAutomerge)
+	}
+	const batches, rows = 5, 20
+	items := make([]ImportItem, 0, batches*rows)
+	for i := range batches * rows {
+		e := fmt.Sprintf("merge%d@x.test", i)
+		it := ImportItem{Row: i + 2, Key: e, Set: map[string]bool{"customer_name": true, "company_email": true}}
+		it.Lead.CustomerName, it.Lead.CompanyEmail = "Merge Later", e
+		items = append(items, it)
+	}
+	found := func() int {
+		t.Helper()
+		var n int
+		if err := db.bun.QueryRowContext(ctx, "SELECT count(*) FROM leads_fts WHERE leads_fts MATCH '\"merge later\"'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	im := runItems(t, db, s, EntityLead, ModeCreate, MatchEmail, items, rows)
+	if v := automerge(); v != ftsAutomerge {
+		t.Errorf("automerge after the import: %d, want %d", v, ftsAutomerge)
+	}
+	if n := found(); n != batches*rows {
+		t.Errorf("imported leads found by search: %d, want %d", n, batches*rows)
+	}
+	undoWithTakeover(t, db, s, im.ID, rows)
+	if v := automerge(); v != ftsAutomerge {
+		t.Errorf("automerge after the undo: %d, want %d", v, ftsAutomerge)
+	}
+	if n := found(); n != 0 {
+		t.Errorf("undone leads still found by search: %d", n)
+	}
 }

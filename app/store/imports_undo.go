@@ -32,7 +32,7 @@ func (s Scope) UndoImportBatch(ctx context.Context, im *Import, limit int) (bool
 	}
 	limit = min(max(limit, 1), MaxImportBatch)
 	more, below := false, 0
-	err := s.importTx(ctx, func(tx Scope) error {
+	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
 		if err := tx.holdImport(ctx, im, ImportUndoing); err != nil {
 			return err
 		}
