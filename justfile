@@ -24,7 +24,7 @@ test: lint typecheck audit build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
     {{just_executable()}} fuzz
     TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./app/mail ./cmd/crm
-    node --test --test-concurrency=1 e2e/
+    node --test --test-concurrency=1 --test-timeout=180000 e2e/
 
 # Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
 # are checked too). The API contract is linted too (lint-openapi).
@@ -90,7 +90,7 @@ lighthouse: build
 
 # Browser tests only.
 e2e: build
-    node --test --test-concurrency=1 e2e/
+    node --test --test-concurrency=1 --test-timeout=180000 e2e/
 
 # Seeds 1,000,000 leads in each of two tenants on PostgreSQL and 1,000,000 on SQLite
 # (reused by later runs; --reseed starts over), runs the real server on 127.0.0.1 and

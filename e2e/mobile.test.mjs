@@ -97,37 +97,47 @@ async function createViaAPI(page, v, extra = {}) {
   return (await r.json()).data;
 }
 
-/** readQueue reads the offline leads straight from the phone's IndexedDB. */
-const readQueue = (page) => page.evaluate(() => new Promise((resolve, reject) => {
+/**
+ * readStored reads one key of the phone's store straight from its IndexedDB: null when the
+ * key, or the store itself, is not there yet (the app creates the store when it first keeps
+ * something, which may come after the list shows: its first page is in the HTML). It always
+ * settles and always closes its connection: a connection left open would block the app's
+ * next change of the database's version, and every open after it, for good.
+ */
+const readStored = (page, key) => page.evaluate((k) => new Promise((resolve, reject) => {
   const open = indexedDB.open('crm-mobile');
   open.onerror = () => reject(open.error);
+  open.onblocked = () => reject(new Error('opening crm-mobile was blocked'));
   open.onsuccess = () => {
     const db = open.result;
     if (!db.objectStoreNames.contains('leads')) {
       db.close();
-      resolve([]);
+      resolve(null);
       return;
     }
-    const get = db.transaction('leads', 'readonly').objectStore('leads').get('offlineLeads');
-    get.onsuccess = () => {
+    try {
+      const get = db.transaction('leads', 'readonly').objectStore('leads').get(k);
+      get.onsuccess = () => { db.close(); resolve(get.result ?? null); };
+      get.onerror = () => { db.close(); reject(get.error); };
+    } catch (e) {
       db.close();
-      resolve(get.result || []);
-    };
-    get.onerror = () => reject(get.error);
-  };
-}));
-
-/** readStored reads one key of the phone's store (null when absent). */
-const readStored = (page, key) => page.evaluate((k) => new Promise((resolve, reject) => {
-  const open = indexedDB.open('crm-mobile');
-  open.onerror = () => reject(open.error);
-  open.onsuccess = () => {
-    const db = open.result;
-    const get = db.transaction('leads', 'readonly').objectStore('leads').get(k);
-    get.onsuccess = () => { db.close(); resolve(get.result ?? null); };
-    get.onerror = () => reject(get.error);
+      reject(e);
+    }
   };
 }), key);
+
+/** readQueue reads the offline leads from the phone. */
+const readQueue = async (page) => (await readStored(page, 'offlineLeads')) || [];
+
+/** storedSoon waits until the app has kept key on the phone, and returns it. */
+async function storedSoon(page, key) {
+  for (let i = 0; ; i++) {
+    const v = await readStored(page, key);
+    if (v !== null) return v;
+    assert.ok(i < 200, `${key} was not kept on the phone`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** listReady waits until the list has loaded (cards or the empty message). */
 async function listReady(page) {
@@ -184,10 +194,7 @@ async function swReady(page) {
   }, SCREENS);
   // The app fetches the masters (lead types, sources) at its first start so the add-lead
   // form works offline; the list now paints before that call answers, so wait for them too.
-  for (let i = 0; (await readStored(page, 'masters')) === null; i++) {
-    if (i === 200) throw new Error('the masters were not kept on the phone');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await storedSoon(page, 'masters');
 }
 
 async function quiet(ms = 800) {
@@ -349,11 +356,7 @@ test('the list\'s first page is in the HTML before any script runs; the island t
     const data = await api(page, '/v1/api/lead/list-customer-lead?page=1&limit=20');
     assert.deepEqual(await texts(page.locator('[data-testid=lead-email]')), data.result.map((l) => l.company_email));
     // Kept on the phone for offline use, as a load from the server would.
-    for (let i = 0; (await readStored(page, 'onlineLeads')) === null; i++) {
-      assert.ok(i < 100, 'the first page was not kept on the phone');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.deepEqual((await readStored(page, 'onlineLeads')).result.map((l) => l.id), data.result.map((l) => l.id));
+    assert.deepEqual((await storedSoon(page, 'onlineLeads')).result.map((l) => l.id), data.result.map((l) => l.id));
     const seen = await page.evaluate(() => window.__seen);
     assert.equal(seen.loading, false, '"Loading leads..." flashed');
     assert.equal(seen.shift, 0, `layout shift ${seen.shift}`);
@@ -929,8 +932,9 @@ test('sign out: a warning first when leads wait to sync, which stay on the phone
   try {
     await signIn(page);
     await listReady(page);
-    assert.notEqual(await readStored(page, 'onlineLeads'), null);
-    assert.notEqual(await readStored(page, 'profile'), null);
+    // The list's first page comes with the HTML: the app keeps it, and the profile, just after.
+    await storedSoon(page, 'onlineLeads');
+    await storedSoon(page, 'profile');
     // The lead cannot reach the server: it waits on the phone.
     await page.route('**/create-customer-lead', (route) => route.abort('failed'));
     const v = unique('SignOut');
