@@ -340,7 +340,9 @@ test('the list\'s first page is in the HTML before any script runs; the island t
     });
     const asked = [];
     page.on('request', (r) => { if (new URL(r.url()).pathname.endsWith('/list-customer-lead')) asked.push(r.url()); });
-    // Drop the list kept on the phone, to see the page's first page kept again.
+    // Drop the list kept on the phone, to see the page's first page kept again (once the
+    // app has kept it: before, the store may not even be there).
+    await storedSoon(page, 'onlineLeads');
     await page.evaluate(() => new Promise((resolve, reject) => {
       const open = indexedDB.open('crm-mobile');
       open.onerror = () => reject(open.error);
