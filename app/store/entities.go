@@ -24,6 +24,9 @@ type Entity struct {
 	model   any          // a typed nil of its bun model, for a query on its table
 }
 
+// searchIndex is the SQLite FTS5 table over the entity's search text ("leads_fts").
+func (e *Entity) searchIndex() string { return e.Table + "_fts" }
+
 // The names of the kinds of people-like record: what journey entries, documents and
 // imports call them.
 const (

@@ -36,7 +36,7 @@ func (db *DB) TidySearchIndex(ctx context.Context, e *Entity, pages int) (int, e
 		return 0, err
 	}
 	defer conn.Close()
-	fts := e.Table + "_fts"
+	fts := e.searchIndex()
 	changes := func() (n int64, err error) {
 		err = conn.QueryRowContext(ctx, "SELECT total_changes()").Scan(&n)
 		return n, err
@@ -81,7 +81,7 @@ func (db *DB) SearchSegments(ctx context.Context, e *Entity) (int, error) {
 		return 0, nil
 	}
 	var rec []byte
-	err := db.bun.QueryRowContext(ctx, "SELECT block FROM "+e.Table+"_fts_data WHERE id = 10").Scan(&rec)
+	err := db.bun.QueryRowContext(ctx, "SELECT block FROM "+e.searchIndex()+"_data WHERE id = 10").Scan(&rec)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
