@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	neturl "net/url"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -142,31 +144,7 @@ func TestEmailLookupsUseTheSortIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		analyzeAsOwner(t, s, "leads")
-		plan := func(q string) string {
-			var lines []string
-			err := s.Tx(ctx, func(tx Scope) error {
-				if _, err := tx.idb.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
-					return err
-				}
-				rows, err := tx.idb.QueryContext(ctx, "EXPLAIN "+q)
-				if err != nil {
-					return err
-				}
-				defer rows.Close()
-				for rows.Next() {
-					var l string
-					if err := rows.Scan(&l); err != nil {
-						return err
-					}
-					lines = append(lines, l)
-				}
-				return errors.Join(rows.Err(), errRollback)
-			})
-			if !errors.Is(err, errRollback) {
-				t.Fatal(err)
-			}
-			return strings.Join(lines, "\n")
-		}
+		plan := func(q string) string { return explainWithoutSeqScan(t, s, q) }
 		for q, index := range map[string]string{
 			"SELECT id FROM leads l WHERE l.tenant_id = 1 AND l.company_email = 'a@x.test'":                                              "leads_email_c_idx",
 			"SELECT id FROM leads l WHERE l.tenant_id = 1 AND l.company_email IN ('a@x.test', 'b@x.test')":                               "leads_email_c_idx",
@@ -180,6 +158,101 @@ func TestEmailLookupsUseTheSortIndex(t *testing.T) {
 		}
 	})
 }
+
+// explainWithoutSeqScan is the plan of q with sequential scans disabled, so a plan that
+// cannot use an index shows a Seq Scan.
+func explainWithoutSeqScan(t *testing.T, s Scope, q string) string {
+	t.Helper()
+	ctx := context.Background()
+	var lines []string
+	err := s.Tx(ctx, func(tx Scope) error {
+		if _, err := tx.idb.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			return err
+		}
+		rows, err := tx.idb.QueryContext(ctx, "EXPLAIN "+q)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var l string
+			if err := rows.Scan(&l); err != nil {
+				return err
+			}
+			lines = append(lines, l)
+		}
+		return errors.Join(rows.Err(), errRollback)
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Third round (migration 20261126200000_group_indexes_packed): the stage, status and owner
+// indexes are (X, id) without the tenant, which inserts pack; a tenant's leads without one
+// of them come from leads_unset_idx, bounded by the tenant, not from a range of NULLs that
+// every tenant shares. Each query the list, the "own records" scope and the users admin
+// ask of them reads its index for a rare value (TestLeadListPlansUseIndexes has the list's
+// common values, read in index order without a sort).
+func TestGroupIndexesServeTheirQueries(t *testing.T) {
+	eachImportDB(t, func(t *testing.T, db *DB, s Scope, admin, rep *User) {
+		if db.Dialect != Postgres {
+			return
+		}
+		ctx := context.Background()
+		if err := s.SeedLeads(ctx, 2000, nil); err != nil {
+			t.Fatal(err)
+		}
+		// A rare stage, status and owner, and a few leads with none: values whose few leads
+		// the planner reads through an index rather than walking the tenant's newest leads.
+		stage, err := s.CreateMaster(ctx, KindStage, "Rare stage")
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := s.CreateMaster(ctx, KindStatus, "Rare status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner, err := s.CreateUser(ctx, NewUser{Email: "rare@x.test", Password: "Secret1!x", Role: RoleSales})
+		if err != nil {
+			t.Fatal(err)
+		}
+		execAsOwner(t, s,
+			fmt.Sprintf("UPDATE leads SET lead_stage_id = %d, lead_status_id = %d, owner_id = %d WHERE tenant_id = %d AND id %% 400 = 1",
+				stage.ID, status.ID, owner.ID, s.TenantID),
+			fmt.Sprintf("UPDATE leads SET lead_stage_id = NULL, lead_status_id = NULL, owner_id = NULL WHERE tenant_id = %d AND id %% 400 = 2", s.TenantID),
+			"ANALYZE leads")
+		// Each query, and what its plan's index conditions must hold: the value, or for the
+		// leads without one, the tenant.
+		bound := fmt.Sprintf("tenant_id = %d", s.TenantID)
+		for q, cond := range map[string]string{
+			fmt.Sprintf("l.lead_stage_id = %d ORDER BY l.id DESC LIMIT 21", stage.ID):                 fmt.Sprintf("lead_stage_id = %d", stage.ID),
+			fmt.Sprintf("l.lead_stage_id = %d AND l.id < 1500 ORDER BY l.id DESC LIMIT 21", stage.ID): fmt.Sprintf("lead_stage_id = %d", stage.ID),
+			fmt.Sprintf("l.lead_status_id = %d ORDER BY l.id DESC LIMIT 21", status.ID):               fmt.Sprintf("lead_status_id = %d", status.ID),
+			fmt.Sprintf("l.owner_id = %d ORDER BY l.id DESC LIMIT 21", owner.ID):                      fmt.Sprintf("owner_id = %d", owner.ID),
+			fmt.Sprintf("(l.owner_id = %d OR l.created_by = %d)", owner.ID, owner.ID):                 fmt.Sprintf("owner_id = %d", owner.ID),
+			"l.lead_stage_id IS NULL ORDER BY l.id DESC LIMIT 21":                                     bound,
+			"l.lead_status_id IS NULL ORDER BY l.id DESC LIMIT 21":                                    bound,
+			"l.owner_id IS NULL ORDER BY l.id DESC LIMIT 21":                                          bound,
+		} {
+			q = "SELECT id FROM leads l WHERE l." + bound + " AND " + q
+			p := explainWithoutSeqScan(t, s, q)
+			conds := indexCond.FindAllString(p, -1)
+			if strings.Contains(p, "Seq Scan") || len(conds) == 0 {
+				t.Errorf("%s: not through an index:\n%s", q, p)
+			}
+			for _, c := range conds {
+				if !strings.Contains(c, cond) && !(strings.Contains(q, " OR ") && strings.Contains(c, "created_by")) {
+					t.Errorf("%s: an index read without %s:\n%s", q, cond, p)
+				}
+			}
+		}
+	})
+}
+
+// indexCond is an index condition of a plan.
+var indexCond = regexp.MustCompile(`Index Cond: .*`)
 
 // Second round (migration 20261124920000_storage_shipping): a shipping address equal to the
 // billing address is stored once on PostgreSQL (the column holds "[]") and read back, on
