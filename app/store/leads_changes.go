@@ -26,7 +26,7 @@ var OwnEntryFields = []string{"lead_stage", "lead_status", "owner"}
 // onlyOwnEntryFields is a condition on audit_log AS al: an "update" whose changed fields are
 // all OwnEntryFields.
 func onlyOwnEntryFields(d Dialect) string {
-	keys := "jsonb_object_keys(al.after) AS k(key)"
+	keys := "json_object_keys(al.after) AS k(key)"
 	if d == SQLite {
 		keys = "json_each(al.after)"
 	}
