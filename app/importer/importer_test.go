@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"crm/app/importer"
 	"crm/app/importer/importertest"
 	"crm/app/store"
@@ -617,5 +619,78 @@ func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
 	}
 	if n := found("example"); n != 56 {
 		t.Errorf("a search after the undo's tidy finds %d leads, want 56", n)
+	}
+}
+
+// On PostgreSQL an import or an undo that wrote TidyAfter records or more has the table's
+// statistics gathered again (Runner.Tidy, store.DB.RefreshStatistics), through the owner's
+// function, although the server's role may not ANALYZE: the next import's statements then
+// probe their records instead of reading the tenant (store's
+// TestImportBatchStatementsProbeTheirIndex). A smaller one leaves them to autovacuum, whose
+// threshold (50 rows changed and a tenth of the table) it does not reach.
+func TestLargeImportRefreshesStatistics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.Open(t, store.Postgres)
+	tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := db.System(tn.ID, u.ID)
+	// What the planner believes the table holds: ANALYZE's count of its live rows (-1 or a
+	// stale count until then; an insert or a delete does not change it).
+	rows := func() float64 {
+		t.Helper()
+		var n float64
+		err := db.RunInTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			return tx.QueryRowContext(ctx, "SELECT reltuples FROM pg_class WHERE oid = 'leads'::regclass").Scan(&n)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	r := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
+	r.TidyAfter = 30
+	run := func(id int64) *store.Import {
+		t.Helper()
+		if err := r.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		im, err := s.Import(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	importRows := func(n, offset int) *store.Import {
+		t.Helper()
+		im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
+		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+			t.Fatal(err)
+		}
+		return run(im.ID)
+	}
+	if im := importRows(29, 0); im.Created != 29 {
+		t.Fatalf("small import: %+v", im)
+	}
+	if n := rows(); n == 29 {
+		t.Errorf("an import of 29 rows under a threshold of 30 refreshed the statistics")
+	}
+	im := importRows(30, 100)
+	if im.Created != 30 {
+		t.Fatalf("import at the threshold: %+v", im)
+	}
+	if n := rows(); n != 59 {
+		t.Errorf("after an import of 30 rows at a threshold of 30 the statistics count %v leads, want 59", n)
+	}
+	if _, err := s.QueueUndo(ctx, im.ID); err != nil {
+		t.Fatal(err)
+	}
+	if undone := run(im.ID); undone.Undone != 30 {
+		t.Fatalf("undo: %+v", undone)
+	}
+	if n := rows(); n != 29 {
+		t.Errorf("after the undo of 30 leads the statistics count %v leads, want 29", n)
 	}
 }

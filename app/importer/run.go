@@ -47,9 +47,9 @@ type Runner struct {
 	// with the import as it stands (NextRow, Undone): for a measurement's per-batch rate.
 	AfterBatch func(im *store.Import)
 	// TidyAfter is how many records an import or an undo must have written for the runner
-	// to tidy the search index after it (store.DB.TidySearchIndex, SQLite only): a large
-	// write leaves the index in many segments that every later search reads. Smaller
-	// writes leave that to FTS5's own merges. 0: never.
+	// to tidy after it (Tidy): a large write leaves SQLite's search index in many segments
+	// that every later search reads, and PostgreSQL's statistics behind the table. Smaller
+	// writes leave that to FTS5's own merges and to autovacuum. 0: never.
 	TidyAfter int
 
 	ctx    context.Context
@@ -197,9 +197,8 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 
 var errUnreadable = errors.New("importer: stored file unreadable")
 
-// tidy merges the search index after a run that wrote r.TidyAfter records or more, once the
-// import's outcome is recorded: the user sees the import finished while the index is
-// merged, a short transaction at a time.
+// tidy tidies after a run that wrote r.TidyAfter records or more (Tidy), once the import's
+// outcome is recorded: the user sees the import finished while it runs.
 func (r *Runner) tidy(ctx context.Context, im *store.Import, undo bool) {
 	written := im.Created + im.Updated
 	if undo {
@@ -210,16 +209,27 @@ func (r *Runner) tidy(ctx context.Context, im *store.Import, undo bool) {
 		return
 	}
 	started := time.Now()
-	steps, err := r.DB.TidySearchIndex(ctx, e, 0)
+	steps, err := r.Tidy(ctx, e)
 	if err != nil {
 		if ctx.Err() == nil {
-			r.Log.Warn("search index tidy", "table", e.Table, "err", err)
+			r.Log.Warn("tidy after import", "table", e.Table, "err", err)
 		}
 		return
 	}
-	if steps > 0 {
-		r.Log.Info("search index tidied", "table", e.Table, "steps", steps, "took", time.Since(started).Round(time.Millisecond))
+	r.Log.Info("tidied after import", "table", e.Table, "search index steps", steps, "took", time.Since(started).Round(time.Millisecond))
+}
+
+// Tidy is what a large import or undo of e's records leaves to do: on SQLite the search
+// index merged, a short transaction at a time (store.DB.TidySearchIndex); on PostgreSQL the
+// planner's statistics of the table gathered again (store.DB.RefreshStatistics), so the
+// next import's statements probe their records instead of reading the tenant. It returns
+// the search index's merge steps.
+func (r *Runner) Tidy(ctx context.Context, e *store.Entity) (int, error) {
+	steps, err := r.DB.TidySearchIndex(ctx, e, 0)
+	if err != nil {
+		return steps, err
 	}
+	return steps, r.DB.RefreshStatistics(ctx, e)
 }
 
 // rest waits r.Pause between batches, or less if ctx ends.

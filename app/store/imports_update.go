@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/uptrace/bun"
 )
 
 // update applies a row to the record it matches, in memory: the record as UpdateLead or
@@ -232,6 +234,19 @@ func (s Scope) updateStatements(e *Entity, recs []changedColumns) []rawStatement
 			}
 			q.WriteString(" FROM v WHERE " + alias + ".id = v.id AND " + alias + ".tenant_id = " + s.batchTenant())
 			args = append(args, s.TenantID)
+			if pg {
+				// The ids again, as a list on the leads' side: the primary key then finds each
+				// record whatever the statistics say. Joined only to v, a table never analyzed
+				// (a new database, autovacuum not yet by) looked to the planner like 200 records
+				// a tenant, fewer than a batch's, and it read the whole tenant once and compared
+				// every lead with every row of v: 12 million comparisons, 1.3 s a statement.
+				ids := make([]int64, len(chunk))
+				for i, r := range chunk {
+					ids[i] = r.id
+				}
+				q.WriteString(" AND " + alias + ".id IN (?)")
+				args = append(args, bun.In(ids))
+			}
 			if whose != "" {
 				q.WriteString(" AND " + whose)
 				args = append(args, whoseArgs...)

@@ -51,8 +51,9 @@ type Step struct {
 	Rates, CPURates [3]float64
 	// Load is the machine's one-minute load average at the end of the step.
 	Load string
-	// Tidy is the merge of the search index the runner makes after the step (SQLite;
-	// Runner.TidyAfter), timed apart from it: the import is done, and shown done, before.
+	// Tidy is what the runner does after the step (Runner.Tidy, Runner.TidyAfter: the merge
+	// of the search index on SQLite, the statistics on PostgreSQL), timed apart from it: the
+	// import is done, and shown done, before.
 	Tidy      time.Duration
 	TidySteps int
 }
@@ -61,7 +62,7 @@ func (st Step) String() string {
 	return fmt.Sprintf("%s: %d rows in %s (%.0f rows/s), %s CPU in this process; per batch %.0f / %.0f / %.0f rows/s at start / middle / end (%.0f / %.0f / %.0f rows per CPU second); load %s",
 		st.Name, st.Rows, st.Wall.Round(time.Millisecond), float64(st.Rows)/st.Wall.Seconds(), st.CPU.Round(time.Millisecond),
 		st.Rates[0], st.Rates[1], st.Rates[2], st.CPURates[0], st.CPURates[1], st.CPURates[2], st.Load) +
-		fmt.Sprintf("; then the search index tidied in %s (%d steps)", st.Tidy.Round(time.Millisecond), st.TidySteps)
+		fmt.Sprintf("; then tidied in %s (search index: %d steps)", st.Tidy.Round(time.Millisecond), st.TidySteps)
 }
 
 // userNames are the sales users' names: owners by name in the file (with accents).
@@ -129,7 +130,7 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		st.Rates, st.CPURates = rates(batches)
 		if rows >= tidyAfter {
 			tidied := time.Now()
-			if st.TidySteps, err = sc.DB.TidySearchIndex(ctx, store.LeadEntity, 0); err != nil {
+			if st.TidySteps, err = runner.Tidy(ctx, store.LeadEntity); err != nil {
 				return nil, fmt.Errorf("%s: tidy: %w", name, err)
 			}
 			st.Tidy = time.Since(tidied)
