@@ -95,7 +95,11 @@ func statementKind(q string) string {
 	}
 	switch verb {
 	case "SELECT":
-		return "SELECT " + table("FROM")
+		if t := table("FROM"); t != "" || len(f) < 2 {
+			return "SELECT " + t
+		}
+		name, _, _ := strings.Cut(f[1], "(") // a function's call: SELECT refresh_statistics('leads')
+		return "SELECT " + name
 	case "INSERT":
 		return "INSERT " + table("INTO")
 	case "DELETE":

@@ -105,6 +105,7 @@ func TestStatementKind(t *testing.T) {
 		"WITH v (id, a) AS (VALUES " + long + ") UPDATE leads AS l SET a = 1": "UPDATE leads",
 		`DELETE FROM "leads" AS "l" WHERE 1`:                                  "DELETE leads",
 		"COMMIT":                                                              "COMMIT",
+		"SELECT refresh_statistics('leads')":                                  "SELECT refresh_statistics",
 	} {
 		if got := statementKind(q); got != want {
 			t.Errorf("%.40s…: %q, want %q", q, got, want)
