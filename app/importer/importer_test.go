@@ -550,25 +550,7 @@ func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
 		}
 		return n
 	}
-	run := func(r *importer.Runner, id int64) *store.Import {
-		t.Helper()
-		if err := r.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: id}); err != nil {
-			t.Fatal(err)
-		}
-		im, err := s.Import(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return im
-	}
-	importRows := func(r *importer.Runner, n, offset int) *store.Import {
-		t.Helper()
-		im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
-		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
-			t.Fatal(err)
-		}
-		return run(r, im.ID)
-	}
+	run, importRows := runOf(t, s), importOf(t, s)
 	// Twelve small imports, a commit each: a dozen segments, some merged by FTS5 in fours.
 	small := importer.NewRunner(db, log, 0)
 	for i := range 12 {
@@ -652,32 +634,14 @@ func TestLargeImportRefreshesStatistics(t *testing.T) {
 	}
 	r := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
 	r.TidyAfter = 30
-	run := func(id int64) *store.Import {
-		t.Helper()
-		if err := r.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: id}); err != nil {
-			t.Fatal(err)
-		}
-		im, err := s.Import(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return im
-	}
-	importRows := func(n, offset int) *store.Import {
-		t.Helper()
-		im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
-		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
-			t.Fatal(err)
-		}
-		return run(im.ID)
-	}
-	if im := importRows(29, 0); im.Created != 29 {
+	run, importRows := runOf(t, s), importOf(t, s)
+	if im := importRows(r, 29, 0); im.Created != 29 {
 		t.Fatalf("small import: %+v", im)
 	}
 	if n := rows(); n == 29 {
 		t.Errorf("an import of 29 rows under a threshold of 30 refreshed the statistics")
 	}
-	im := importRows(30, 100)
+	im := importRows(r, 30, 100)
 	if im.Created != 30 {
 		t.Fatalf("import at the threshold: %+v", im)
 	}
@@ -687,10 +651,41 @@ func TestLargeImportRefreshesStatistics(t *testing.T) {
 	if _, err := s.QueueUndo(ctx, im.ID); err != nil {
 		t.Fatal(err)
 	}
-	if undone := run(im.ID); undone.Undone != 30 {
+	if undone := run(r, im.ID); undone.Undone != 30 {
 		t.Fatalf("undo: %+v", undone)
 	}
 	if n := rows(); n != 29 {
 		t.Errorf("after the undo of 30 leads the statistics count %v leads, want 29", n)
+	}
+}
+
+// runOf runs an import or its undo of the scope's tenant through a runner, and gives the
+// import as it then stands.
+func runOf(t *testing.T, s store.Scope) func(r *importer.Runner, id int64) *store.Import {
+	return func(r *importer.Runner, id int64) *store.Import {
+		t.Helper()
+		ctx := context.Background()
+		if err := r.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		im, err := s.Import(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+}
+
+// importOf imports n new leads (GenerateCSV from offset) into the scope's tenant through a
+// runner.
+func importOf(t *testing.T, s store.Scope) func(r *importer.Runner, n, offset int) *store.Import {
+	run := runOf(t, s)
+	return func(r *importer.Runner, n, offset int) *store.Import {
+		t.Helper()
+		im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
+		if _, err := s.QueueImport(context.Background(), im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+			t.Fatal(err)
+		}
+		return run(r, im.ID)
 	}
 }
