@@ -550,11 +550,10 @@ func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
 		}
 		return n
 	}
-	run, importRows := runOf(t, s), importOf(t, s)
 	// Twelve small imports, a commit each: a dozen segments, some merged by FTS5 in fours.
 	small := importer.NewRunner(db, log, 0)
 	for i := range 12 {
-		if im := importRows(small, 2, 100+2*i); im.Created != 2 {
+		if im := importLeads(t, s, small, 2, 100+2*i); im.Created != 2 {
 			t.Fatalf("small import %d: %+v", i, im)
 		}
 	}
@@ -565,13 +564,13 @@ func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
 	// An import under the runner's threshold leaves them.
 	r := importer.NewRunner(db, log, 0)
 	r.TidyAfter = 31
-	importRows(r, 30, 0)
+	importLeads(t, s, r, 30, 0)
 	if n := segments(); n <= 1 {
 		t.Fatalf("an import of 30 rows under a threshold of 31 tidied the index (%d segments, %d before)", n, untidy)
 	}
 	// One at the threshold merges them into one.
 	r.TidyAfter = 30
-	im := importRows(r, 30, 200)
+	im := importLeads(t, s, r, 30, 200)
 	if n := segments(); n != 1 {
 		t.Errorf("after an import of 30 rows at a threshold of 30: %d segments, want 1", n)
 	}
@@ -586,14 +585,14 @@ func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
 		t.Errorf("a search after the tidy finds %d leads, want 84", n)
 	}
 	// Its undo too, after another small write scatters the index again.
-	importRows(small, 2, 300)
+	importLeads(t, s, small, 2, 300)
 	if segments() <= 1 {
 		t.Fatal("a commit after the tidy left one segment; the undo's tidy would prove nothing")
 	}
 	if _, err := s.QueueUndo(ctx, im.ID); err != nil {
 		t.Fatal(err)
 	}
-	if undone := run(r, im.ID); undone.Undone != 30 {
+	if undone := runImport(t, s, r, im.ID); undone.Undone != 30 {
 		t.Fatalf("undo: %+v", undone)
 	}
 	if n := segments(); n != 1 {
@@ -634,14 +633,13 @@ func TestLargeImportRefreshesStatistics(t *testing.T) {
 	}
 	r := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
 	r.TidyAfter = 30
-	run, importRows := runOf(t, s), importOf(t, s)
-	if im := importRows(r, 29, 0); im.Created != 29 {
+	if im := importLeads(t, s, r, 29, 0); im.Created != 29 {
 		t.Fatalf("small import: %+v", im)
 	}
 	if n := rows(); n == 29 {
 		t.Errorf("an import of 29 rows under a threshold of 30 refreshed the statistics")
 	}
-	im := importRows(r, 30, 100)
+	im := importLeads(t, s, r, 30, 100)
 	if im.Created != 30 {
 		t.Fatalf("import at the threshold: %+v", im)
 	}
@@ -651,7 +649,7 @@ func TestLargeImportRefreshesStatistics(t *testing.T) {
 	if _, err := s.QueueUndo(ctx, im.ID); err != nil {
 		t.Fatal(err)
 	}
-	if undone := run(r, im.ID); undone.Undone != 30 {
+	if undone := runImport(t, s, r, im.ID); undone.Undone != 30 {
 		t.Fatalf("undo: %+v", undone)
 	}
 	if n := rows(); n != 29 {
@@ -659,33 +657,28 @@ func TestLargeImportRefreshesStatistics(t *testing.T) {
 	}
 }
 
-// runOf runs an import or its undo of the scope's tenant through a runner, and gives the
-// import as it then stands.
-func runOf(t *testing.T, s store.Scope) func(r *importer.Runner, id int64) *store.Import {
-	return func(r *importer.Runner, id int64) *store.Import {
-		t.Helper()
-		ctx := context.Background()
-		if err := r.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: id}); err != nil {
-			t.Fatal(err)
-		}
-		im, err := s.Import(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return im
+// runImport runs an import or its undo of the scope's tenant through a runner, and gives
+// the import as it then stands.
+func runImport(t *testing.T, s store.Scope, r *importer.Runner, id int64) *store.Import {
+	t.Helper()
+	ctx := context.Background()
+	if err := r.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: id}); err != nil {
+		t.Fatal(err)
 	}
+	im, err := s.Import(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im
 }
 
-// importOf imports n new leads (GenerateCSV from offset) into the scope's tenant through a
-// runner.
-func importOf(t *testing.T, s store.Scope) func(r *importer.Runner, n, offset int) *store.Import {
-	run := runOf(t, s)
-	return func(r *importer.Runner, n, offset int) *store.Import {
-		t.Helper()
-		im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
-		if _, err := s.QueueImport(context.Background(), im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
-			t.Fatal(err)
-		}
-		return run(r, im.ID)
+// importLeads imports n new leads (GenerateCSV from offset) into the scope's tenant through
+// a runner.
+func importLeads(t *testing.T, s store.Scope, r *importer.Runner, n, offset int) *store.Import {
+	t.Helper()
+	im := upload(t, s, store.EntityLead, GenerateCSV(n, offset))
+	if _, err := s.QueueImport(context.Background(), im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+		t.Fatal(err)
 	}
+	return runImport(t, s, r, im.ID)
 }

@@ -143,7 +143,7 @@ func TestImportBatchStatementsProbeTheirIndex(t *testing.T) {
 	}
 	probesEach(t, s, 150, "never analyzed, then refreshed")
 	var refused error
-	if err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
+	if err := s.Tx(ctx, func(tx Scope) error {
 		_, refused = tx.idb.ExecContext(ctx, "SELECT refresh_statistics('users')")
 		return errors.New("rolled back")
 	}); refused == nil || err == nil {
