@@ -204,7 +204,9 @@ func (q *LeadQuery) normalise() (*listRequest, error) {
 }
 
 // leadSorts are the lead list's sorts; text keys compare as lowercased bytes on both
-// engines, as the (tenant_id, key, id) indexes hold them.
+// engines, as their indexes hold them: (tenant_id, key, id) on SQLite, (tenant_id, key)
+// deduplicated on PostgreSQL (migration 20261127000000: the tie on the id is an
+// incremental sort of each run of equal keys).
 var leadSorts = newListSorts(map[string]listSort{
 	SortCustomer: textKey("lower(l.customer_name)"),
 	SortCompany:  textKey("lower(l.company_name)"),

@@ -664,8 +664,12 @@ func TestLeadCountersFollowChanges(t *testing.T) {
 // read those small tables whole at this size.)
 var fullScan = regexp.MustCompile(`(?m)^\s*(SCAN (l|leads|lc|lead_counts|st)\b.*|.*Seq Scan on leads\b.*)$`)
 
-// sorting finds a plan line that sorts rows instead of reading them in index order.
-var sorting = regexp.MustCompile(`(?m)^.*(USE TEMP B-TREE FOR ORDER BY|Sort Key:).*$`)
+// sorting finds a plan line that sorts rows instead of reading them in index order: SQLite's
+// temporary B-tree, PostgreSQL's Sort, or an Incremental Sort presorted on the tenant alone
+// (which sorts the whole tenant). An incremental sort presorted on the sort's key reads the
+// key's index in order and orders each run of equal keys by id: PostgreSQL's text sort
+// indexes hold no id (migration 20261127000000).
+var sorting = regexp.MustCompile(`(?m)^.*(USE TEMP B-TREE FOR ORDER BY|^\s*(->\s+)?Sort\s+\(|Presorted Key: \(?(\w+\.)?tenant_id\)?$).*$`)
 
 // TestLeadListPlansUseIndexes seeds 20,000 leads (and 2,000 in another tenant) and reads the
 // plan of every statement the list runs, for the admin and for an "own records" user: no
@@ -889,4 +893,22 @@ func TestOwnListWalksItsTenantNotTheTable(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The plan check itself: what it takes for a sort, and what it lets through.
+func TestSortingFindsSortSteps(t *testing.T) {
+	t.Parallel()
+	for plan, sorts := range map[string]bool{
+		"Limit  (cost=1.0..2.0 rows=21 width=8)\n  ->  Sort  (cost=1.0..2.0 rows=9 width=8)\n        Sort Key: id DESC":             true,
+		"Sort  (cost=1.0..2.0 rows=9 width=8)\n  Sort Key: id":                                                                      true,
+		"->  Incremental Sort  (cost=1.0..2.0 rows=9 width=8)\n      Sort Key: l.tenant_id, l.id\n      Presorted Key: l.tenant_id": true,
+		"SCAN l USING INDEX leads_pkey\nUSE TEMP B-TREE FOR ORDER BY":                                                               true,
+		"Limit  (cost=1.0..2.0 rows=21 width=8)\n  ->  Incremental Sort  (cost=1.0..2.0 rows=9 width=8)\n        Sort Key: ((lower(l.customer_name))::text) COLLATE \"C\", l.id\n" +
+			"        Presorted Key: ((lower(l.customer_name))::text)\n        ->  Index Scan using leads_customer_name_c_idx on leads l": false,
+		"Limit  (cost=1.0..2.0 rows=21 width=8)\n  ->  Index Scan Backward using leads_pkey on leads l": false,
+	} {
+		if got := sorting.MatchString(plan); got != sorts {
+			t.Errorf("sorting.MatchString = %v, want %v for\n%s", got, sorts, plan)
+		}
+	}
 }

@@ -45,8 +45,10 @@ const (
 )
 
 // listSort is how one sort of a list orders and pages its rows: by a key and then the id,
-// both in the sort's direction (one index range, (tenant_id, key, id), serves any page), by
-// the id alone, or by a master's order (group sorts).
+// both in the sort's direction (one index range serves any page: (tenant_id, key, id), or
+// on PostgreSQL for the leads' text keys (tenant_id, key), deduplicated, with each run of
+// equal keys ordered by id in an incremental sort), by the id alone, or by a master's
+// order (group sorts).
 type listSort struct {
 	name string // canonical name, kept in the cursor
 	desc bool
