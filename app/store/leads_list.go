@@ -227,6 +227,15 @@ func (s Scope) leadViewsByID(ctx context.Context, hits []listHit) ([]LeadView, e
 	})
 }
 
+// distinctIDs is ids sorted, each once: a page's leads share a few masters and users, and
+// PostgreSQL estimates an IN list element by element while planning (a page of 20 leads
+// named 100 masters, 20 of them distinct: the names' statement took 0.63 ms, 0.39 ms with
+// each once; docs/PERFORMANCE.md "Seventh round").
+func distinctIDs(ids []int64) []int64 {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
 // leadViewsIn reads the leads of ids with their names, in no particular order.
 func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error) {
 	var rows []LeadView
@@ -250,11 +259,11 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 		Where("ll.lead_id IN (?)", bun.In(ids))
 	if len(masters) > 0 || explaining(ctx) {
 		names = names.UnionAll(s.Select((*Master)(nil)).ColumnExpr("'m', m.id, m.name, m.is_won, m.is_lost").
-			Where("m.id IN (?)", bun.In(append(masters, 0))))
+			Where("m.id IN (?)", bun.In(distinctIDs(append(masters, 0)))))
 	}
 	if len(users) > 0 || explaining(ctx) {
 		names = names.UnionAll(s.Select((*User)(nil)).ColumnExpr("'u', u.id, u.name, ?, ?", false, false).
-			Where("u.id IN (?)", bun.In(append(users, 0))))
+			Where("u.id IN (?)", bun.In(distinctIDs(append(users, 0)))))
 	}
 	var found []struct {
 		Kind   string `bun:"kind"`
