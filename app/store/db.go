@@ -37,6 +37,9 @@ type DB struct {
 	bun     *bun.DB
 	Dialect Dialect
 	callers *callerCache // who makes requests, read a moment ago (callercache.go)
+	// estimates are the planner's row estimates of search probes, asked a moment ago
+	// (estimates.go).
+	estimates *estimateCache
 }
 
 // DefaultURL is where the embedded database lives when nothing else is configured.
@@ -88,6 +91,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite}
 	}
 	db.callers = newCallerCache()
+	db.estimates = newEstimateCache()
 	db.bun.AddQueryHook(queryHook{})
 	if err := db.Ping(ctx); err != nil {
 		_ = db.Close()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/uptrace/bun"
@@ -460,10 +461,15 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 }
 
 // estimateRows is the planner's estimate of the rows a query's first step that is no limit
-// or sort returns (PostgreSQL, EXPLAIN without running it).
+// or sort returns (PostgreSQL, EXPLAIN without running it), or the same asked less than
+// estimateTTL ago (estimates.go). Explained, the planner is always asked.
 func (s Scope) estimateRows(ctx context.Context, sel *bun.SelectQuery) (float64, error) {
+	query, now := sel.String(), time.Now()
+	if rows, ok := s.db.estimates.get(query, now); ok && !explaining(ctx) {
+		return rows, nil
+	}
 	var out []byte
-	if err := s.idb.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sel.String()).Scan(&out); err != nil {
+	if err := s.idb.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+query).Scan(&out); err != nil {
 		return 0, err
 	}
 	type node struct {
@@ -481,6 +487,7 @@ func (s Scope) estimateRows(ctx context.Context, sel *bun.SelectQuery) (float64,
 	for (n.Type == "Limit" || n.Type == "Sort" || n.Type == "Incremental Sort") && len(n.Plans) > 0 {
 		n = n.Plans[0]
 	}
+	s.db.estimates.put(query, n.Rows, now)
 	return n.Rows, nil
 }
 
