@@ -17,7 +17,9 @@ type statementLog struct {
 	sql []string
 }
 
-func (l *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (l *statementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
 
 func (l *statementLog) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	l.mu.Lock()
