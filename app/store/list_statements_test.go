@@ -1,0 +1,122 @@
+package store_test
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"crm/app/store"
+	"crm/app/store/storetest"
+)
+
+// The statements a list request sends, read through a query hook (recorder, hooks_test.go).
+
+// statements are the recorded statements that start with prefix ("" for all).
+func (r *recorder) statements(prefix string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, q := range r.stmts {
+		if strings.HasPrefix(q, prefix) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+var inList = regexp.MustCompile(`\b([mu])\.id IN \(([^)]*)\)`)
+
+// A page's names come in one statement that asks for each master and user once, however
+// many of the page's leads share them: PostgreSQL estimates an IN list element by element
+// while planning (distinctIDs). The names still reach every lead of the page.
+func TestLeadPageAsksEachNameOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Names", "names@example.test")
+		s := db.System(tn.ID, admin.ID)
+		if err := s.SeedLeads(ctx, 60, nil); err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		db.AddQueryHook(rec)
+		page, err := s.ListLeads(ctx, store.LeadQuery{Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Rows {
+			if r.LeadStageName == "" || r.OwnerName == "" {
+				t.Fatalf("lead %d without its stage or owner name: %+v", r.ID, r)
+			}
+		}
+		all := rec.statements("")
+		lists := 0
+		for _, q := range all {
+			for _, m := range inList.FindAllStringSubmatch(q, -1) {
+				lists++
+				ids := strings.Split(m[2], ", ")
+				if sorted := slices.Compact(slices.Sorted(slices.Values(ids))); len(sorted) != len(ids) {
+					t.Errorf("%s.id IN (%s): an id more than once", m[1], m[2])
+				}
+			}
+		}
+		if lists != 2 {
+			t.Errorf("%d lists of masters or users among the page's statements:\n%s", lists, strings.Join(all, "\n"))
+		}
+	})
+}
+
+// A search's probe estimate is asked of PostgreSQL's planner once: the same search again
+// (its next page, another look) takes it from the cache and finds the same page; another
+// term, or a plan being explained, asks again.
+func TestSearchEstimateAskedOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if db.Dialect != store.Postgres {
+			return // SQLite's searches go through FTS5 and ask no estimate
+		}
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Estimates", "estimates@example.test")
+		s := db.System(tn.ID, admin.ID)
+		if err := s.SeedLeads(ctx, 300, nil); err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		db.AddQueryHook(rec)
+		asked := func() int { return len(rec.statements("EXPLAIN (FORMAT JSON)")) }
+		search := func(term string) []int64 {
+			t.Helper()
+			p, err := s.ListLeads(ctx, store.LeadQuery{Search: term})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, r := range p.Rows {
+				ids = append(ids, r.ID)
+			}
+			return ids
+		}
+		first := search("software")
+		if n := asked(); n != 1 {
+			t.Fatalf("first search: %d estimates asked, want 1", n)
+		}
+		if again := search("software"); !slices.Equal(again, first) || len(first) == 0 {
+			t.Errorf("the same search again: %v, first %v", again, first)
+		}
+		if n := asked(); n != 1 {
+			t.Errorf("the same search again: %d estimates asked in all, want 1", n)
+		}
+		search("cloud")
+		if n := asked(); n != 2 {
+			t.Errorf("another term: %d estimates asked in all, want 2", n)
+		}
+		if _, err := s.ExplainListLeads(ctx, store.LeadQuery{Search: "software"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := asked(); n != 3 {
+			t.Errorf("explained: %d estimates asked in all, want 3", n)
+		}
+	})
+}
