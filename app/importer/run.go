@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,7 +14,8 @@ import (
 	"crm/app/store"
 )
 
-// Batch sizes: rows applied, and changes undone, per transaction. A batch also moves the
+// Batch sizes: rows applied, and changes undone, per transaction (a new runner's
+// BatchSize and UndoBatchSize). A batch also moves the
 // progress bar and is the most an interrupted import repeats when it resumes. 2,000 rather
 // than 500: each commit writes every page the batch changed (with rows in no particular
 // order, a page of each index per row or so) and, on SQLite, a new segment of the search
@@ -46,6 +48,9 @@ type Runner struct {
 	// AfterBatch, when set, is called after each committed batch of an import or an undo,
 	// with the import as it stands (NextRow, Undone): for a measurement's per-batch rate.
 	AfterBatch func(im *store.Import)
+	// BatchSize and UndoBatchSize are the rows applied, and the changes undone, per
+	// transaction: BatchSize and UndoBatchSize unless changed before the runner starts.
+	BatchSize, UndoBatchSize int
 	// TidyAfter is how many records an import or an undo must have written for the runner
 	// to tidy after it (Tidy): a large write leaves SQLite's search index in many segments
 	// that every later search reads, and PostgreSQL's statistics behind the table. Smaller
@@ -60,7 +65,8 @@ type Runner struct {
 // NewRunner is a runner whose background work lasts until Close.
 func NewRunner(db *store.DB, log *slog.Logger, pause time.Duration) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Runner{DB: db, Log: log, Pause: pause, TidyAfter: DefaultTidyAfter, ctx: ctx, cancel: cancel}
+	return &Runner{DB: db, Log: log, Pause: pause, BatchSize: BatchSize, UndoBatchSize: UndoBatchSize,
+		TidyAfter: DefaultTidyAfter, ctx: ctx, cancel: cancel}
 }
 
 // Close stops the runner's background work and waits for it: an import cut short stays
@@ -268,12 +274,15 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 		n++
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	batches := readBatches(ctx, rows, b, n)
+	batches := readBatches(ctx, rows, b, n, r.BatchSize)
 	defer func() {
 		cancel()
 		for range batches { // until the reader has stopped
 		}
 	}()
+	if r.Pause <= 0 && s.CanOverlapBatches() {
+		return r.applyOverlapped(ctx, s, im, batches)
+	}
 	first := true
 	for bt := range batches {
 		if !first {
@@ -292,26 +301,186 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 	return ctx.Err()
 }
 
+// inFlight is a batch being applied (or undone) while the importer reads and starts the next.
+type inFlight struct {
+	keys map[string]bool // an import batch's keys
+	done chan struct{}   // closed once the batch has committed or failed
+	err  error
+
+	// An undo window's records, known once it has read its rows (named closed then).
+	ids   map[int64]bool
+	named chan struct{}
+}
+
+func newInFlight() *inFlight {
+	return &inFlight{done: make(chan struct{}), named: make(chan struct{})}
+}
+
+// wait waits for the batch to end and gives its error.
+func (f *inFlight) wait() error {
+	<-f.done
+	return f.err
+}
+
+// turn is a batch's turn to commit: once the batch before it (when there is one) has
+// committed, or errBatchBefore if that one failed.
+func turn(before *inFlight) func() error {
+	return func() error {
+		if before != nil && before.wait() != nil {
+			return errBatchBefore
+		}
+		return nil
+	}
+}
+
+// errBatchBefore fails a batch whose predecessor failed: it must not commit after a gap.
+var errBatchBefore = errors.New("importer: the batch before failed")
+
+// overlap runs the batches start gives, two at a time: start(before, cur) begins batch cur,
+// which must not commit before batch before (turn), and returns false when there is no
+// batch left. It returns the first error of a batch, once no batch is in flight.
+func overlap(start func(before, cur *inFlight) bool) error {
+	var prev *inFlight
+	for {
+		cur := newInFlight()
+		if !start(prev, cur) {
+			break
+		}
+		if prev != nil { // two in flight at most: the next is read while cur runs
+			if err := prev.wait(); err != nil {
+				_ = cur.wait()
+				return err
+			}
+		}
+		prev = cur
+	}
+	if prev != nil {
+		return prev.wait()
+	}
+	return nil
+}
+
+// applyOverlapped applies the batches two at a time, each in its own transaction on its own
+// database connection (store.Scope.CanOverlapBatches): while one batch's statements run in
+// one backend, the next batch's run in another, on the machine's other core, and each
+// commits only after the batch before it (store.Scope.ApplyImportBatchInTurn), so the
+// import's position only moves forward and a resumed import repeats at most the batches
+// that were in flight. A batch that shares a key with the one before waits for its commit
+// before it starts, so that it finds the records that batch created or changed.
+func (r *Runner) applyOverlapped(ctx context.Context, s store.Scope, im *store.Import, batches <-chan batch) error {
+	var failed error // a batch that shared a key waited for one that failed
+	err := overlap(func(before, cur *inFlight) bool {
+		bt, ok := <-batches
+		if !ok {
+			return false
+		}
+		if before != nil && sharesKey(before.keys, bt.items) {
+			if failed = before.wait(); failed != nil {
+				return false
+			}
+		}
+		cur.keys = keysOf(bt.items)
+		go func() {
+			defer close(cur.done)
+			_, cur.err = s.ApplyImportBatchInTurn(ctx, im, bt.items, bt.next, turn(before))
+			if cur.err == nil && r.AfterBatch != nil {
+				r.AfterBatch(im)
+			}
+		}()
+		return true
+	})
+	return cmp.Or(failed, err, ctx.Err())
+}
+
+// undoOverlapped undoes the import window by window, two at a time, as applyOverlapped
+// applies it (store.Scope.UndoImportWindowInTurn): a window whose changes name a record
+// that the window above names too waits for that window's commit before it reads it.
+func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Import) error {
+	hi, err := s.ImportUndoTop(ctx, im)
+	if err != nil {
+		return err
+	}
+	size := min(max(r.UndoBatchSize, 1), store.MaxImportBatch)
+	err = overlap(func(before, cur *inFlight) bool {
+		if hi <= 0 {
+			return false
+		}
+		lo := max(hi-size, 0)
+		go func(lo, hi int) {
+			defer close(cur.done)
+			named := false
+			ready := func(ids []int64) error {
+				cur.ids, named = make(map[int64]bool, len(ids)), true
+				for _, id := range ids {
+					cur.ids[id] = true
+				}
+				close(cur.named)
+				if before == nil {
+					return nil
+				}
+				<-before.named // closed by the time the window above ends, at the latest
+				for _, id := range ids {
+					if before.ids[id] {
+						return turn(before)()
+					}
+				}
+				return nil
+			}
+			cur.err = s.UndoImportWindowInTurn(ctx, im, lo, hi, ready, turn(before))
+			if !named {
+				close(cur.named)
+			}
+			if cur.err == nil && r.AfterBatch != nil {
+				r.AfterBatch(im)
+			}
+		}(lo, hi)
+		hi = lo
+		return true
+	})
+	return cmp.Or(err, ctx.Err())
+}
+
+// keysOf is the set of the items' keys.
+func keysOf(items []store.ImportItem) map[string]bool {
+	keys := make(map[string]bool, len(items))
+	for _, it := range items {
+		if it.Key != "" {
+			keys[it.Key] = true
+		}
+	}
+	return keys
+}
+
+// sharesKey says whether an item has one of keys.
+func sharesKey(keys map[string]bool, items []store.ImportItem) bool {
+	for _, it := range items {
+		if it.Key != "" && keys[it.Key] {
+			return true
+		}
+	}
+	return false
+}
+
 // batch is a batch of an import's rows, built, and the row number after its last.
 type batch struct {
 	items []store.ImportItem
 	next  int
 }
 
-// readBatches reads the rows after the first n and builds them into batches of BatchSize
+// readBatches reads the rows after the first n and builds them into batches of size
 // in a goroutine of its own, one batch ahead of the batch being applied: reading and
 // checking rows (the CSV, the cleaning of cells, the masters by name) runs while the
 // database writes the batch before, on a machine's second core. The channel closes after
 // the last batch, or when ctx ends.
-func readBatches(ctx context.Context, rows *Rows, b *Builder, n int) <-chan batch {
+func readBatches(ctx context.Context, rows *Rows, b *Builder, n, size int) <-chan batch {
 	out := make(chan batch) // unbuffered: the reader builds the next batch, no more, while one is applied
 	go func() {
 		defer close(out)
-		items := make([]store.ImportItem, 0, BatchSize)
+		items := make([]store.ImportItem, 0, size)
 		send := func() bool {
 			select {
 			case out <- batch{items, n}:
-				items = make([]store.ImportItem, 0, BatchSize)
+				items = make([]store.ImportItem, 0, size)
 				return true
 			case <-ctx.Done():
 				return false
@@ -324,7 +493,7 @@ func readBatches(ctx context.Context, rows *Rows, b *Builder, n int) <-chan batc
 			}
 			n++
 			items = append(items, b.Item(row))
-			if len(items) == BatchSize && !send() {
+			if len(items) == size && !send() {
 				return
 			}
 		}
@@ -336,8 +505,11 @@ func readBatches(ctx context.Context, rows *Rows, b *Builder, n int) <-chan batc
 }
 
 func (r *Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
+	if r.Pause <= 0 && s.CanOverlapBatches() {
+		return r.undoOverlapped(ctx, s, im)
+	}
 	for {
-		more, err := s.UndoImportBatch(ctx, im, UndoBatchSize)
+		more, err := s.UndoImportBatch(ctx, im, r.UndoBatchSize)
 		if err == nil && r.AfterBatch != nil {
 			r.AfterBatch(im)
 		}

@@ -43,6 +43,17 @@ func (c *BatchCounts) add(outcome string) {
 // applied, with one UPDATE per group of records that change the same columns, writing only
 // the columns that change (see updateByID); the journey entries of either in one INSERT.
 func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportItem, nextRow int) (BatchCounts, error) {
+	return s.ApplyImportBatchInTurn(ctx, im, items, nextRow, nil)
+}
+
+// ApplyImportBatchInTurn is ApplyImportBatch for a batch that may start while the batch
+// before it is still in flight, in a transaction of its own (CanOverlapBatches): it does
+// not hold the import from its start, which would wait for that batch's commit, and it
+// calls turn, when not nil, once its rows are applied and before it records its position,
+// adds up its counters and commits; turn returns when the batch before has committed, or
+// that batch's error, which fails this one too. A batch in flight does not see the records
+// the batch before creates: the caller starts it only when no row of the two shares a key.
+func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []ImportItem, nextRow int, turn func() error) (BatchCounts, error) {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
 		return BatchCounts{}, fmt.Errorf("store: %q is not importable", im.Entity)
@@ -50,8 +61,10 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 	var counts BatchCounts
 	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
 		counts = BatchCounts{}
-		if err := tx.holdImport(ctx, im, ImportRunning); err != nil {
-			return err
+		if turn == nil {
+			if err := tx.holdImport(ctx, im, ImportRunning); err != nil {
+				return err
+			}
 		}
 		rows, err := kind.applyRows(ctx, tx, im, items)
 		if err != nil {
@@ -62,6 +75,11 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 		}
 		if len(rows) > 0 {
 			if _, err := tx.Insert(&rows).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		if turn != nil {
+			if err := turn(); err != nil {
 				return err
 			}
 		}
@@ -82,6 +100,11 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 	im.Failed += counts.Failed
 	return counts, nil
 }
+
+// CanOverlapBatches says whether two batches of an import may be in flight at once, each in
+// a transaction of its own (ApplyImportBatchInTurn): on PostgreSQL, whose backend applies a
+// batch on one core while the importer's other core would wait. SQLite has one writer.
+func (s Scope) CanOverlapBatches() bool { return s.Dialect() == Postgres }
 
 // batchApplier applies the rows of one batch of an import of R inside its transaction.
 type batchApplier[R any] struct {

@@ -26,7 +26,13 @@ const MaxImportBatch = 5000
 // 100,000 rows of a shuffled file. Without hash and merge joins it probes the primary key
 // for each record (SET LOCAL: until the batch's commit), when it does not expect the
 // tenant to be tiny (see updateByID).
-var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"}
+//
+// And the counters' triggers set the batch's moves aside (counts_stage), to be added to
+// the counters once, in key order, just before the commit (counts_flush, which importTx
+// calls after the batch's own statements): a batch of an update runs a dozen statements,
+// each of which would upsert the same counters again, and two batches in flight must not
+// each hold counters the other waits for (migration 20261127100000_staged_counts).
+var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off", "SELECT counts_stage()"}
 
 // importTx runs one batch of an import or of its undo in a transaction. On SQLite the
 // transaction has a connection of its own, set for a bulk write while it runs:
@@ -70,7 +76,11 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 					return err
 				}
 			}
-			return fn(tx)
+			if err := fn(tx); err != nil {
+				return err
+			}
+			_, err := tx.idb.ExecContext(ctx, "SELECT counts_flush()")
+			return err
 		})
 	}
 	conn, err := s.db.bun.Conn(ctx)

@@ -26,37 +26,71 @@ import (
 // the planner believes of an import too new for its statistics; a window may hold fewer
 // changes than limit, or none.
 func (s Scope) UndoImportBatch(ctx context.Context, im *Import, limit int) (bool, error) {
+	limit = min(max(limit, 1), MaxImportBatch)
+	hi := im.undoBelow
+	if hi == 0 {
+		var err error
+		if hi, err = s.ImportUndoTop(ctx, im); err != nil || hi == 0 {
+			return false, err // nothing left to undo
+		}
+	}
+	lo := max(hi-limit, 0)
+	if err := s.UndoImportWindowInTurn(ctx, im, lo, hi, nil, nil); err != nil {
+		return false, err
+	}
+	im.undoBelow = lo
+	return lo > 0, nil
+}
+
+// ImportUndoTop is the row number after the import's last change not yet undone, the top
+// of the first window of its undo; 0 when nothing is left to undo.
+func (s Scope) ImportUndoTop(ctx context.Context, im *Import) (int, error) {
+	var top sql.NullInt64
+	if err := undoable(s.Select((*importRow)(nil)).ColumnExpr("MAX(ir.row_no)"), im).Scan(ctx, &top); err != nil || !top.Valid {
+		return 0, err
+	}
+	return int(top.Int64) + 1, nil
+}
+
+// undoable narrows q to the import's changes not yet undone.
+func undoable(q *bun.SelectQuery, im *Import) *bun.SelectQuery {
+	return q.Where("ir.import_id = ? AND ir.outcome IN (?) AND NOT ir.undone", im.ID,
+		bun.In([]string{OutcomeCreated, OutcomeUpdated}))
+}
+
+// UndoImportWindowInTurn reverts, in one transaction, the changes of the rows numbered lo
+// to hi-1 of a claimed import that is being undone (see UndoImportBatch), and may run while
+// the window above it is still in flight (CanOverlapBatches). When ready is not nil, it is
+// told the records the window's changes name before they are read, and may wait (for the
+// window above to commit, when it names one of them) or fail the window; when turn is not
+// nil, the window does not hold the import from its start and calls turn before it records
+// what it undid and commits (see ApplyImportBatchInTurn). A window with nothing left to
+// undo writes nothing.
+func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi int, ready func(ids []int64) error, turn func() error) error {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
-		return false, fmt.Errorf("store: %q is not importable", im.Entity)
+		return fmt.Errorf("store: %q is not importable", im.Entity)
 	}
-	limit = min(max(limit, 1), MaxImportBatch)
-	more, below := false, 0
+	if hi-lo > MaxImportBatch {
+		return fmt.Errorf("store: an undo window of %d rows", hi-lo)
+	}
+	undone := 0
 	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
-		if err := tx.holdImport(ctx, im, ImportUndoing); err != nil {
-			return err
-		}
-		changed := func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("ir.import_id = ? AND ir.outcome IN (?) AND NOT ir.undone", im.ID,
-				bun.In([]string{OutcomeCreated, OutcomeUpdated}))
-		}
-		hi := im.undoBelow
-		if hi == 0 {
-			var top sql.NullInt64
-			if err := changed(tx.Select((*importRow)(nil)).ColumnExpr("MAX(ir.row_no)")).Scan(ctx, &top); err != nil {
+		undone = 0
+		if turn == nil {
+			if err := tx.holdImport(ctx, im, ImportUndoing); err != nil {
 				return err
 			}
-			if !top.Valid {
-				return nil // nothing left to undo
-			}
-			hi = int(top.Int64) + 1
 		}
-		lo := max(hi-limit, 0)
-		more, below = lo > 0, lo
 		var rows []importRow
-		if err := changed(tx.Select(&rows)).Where("ir.row_no >= ? AND ir.row_no < ?", lo, hi).
+		if err := undoable(tx.Select(&rows), im).Where("ir.row_no >= ? AND ir.row_no < ?", lo, hi).
 			OrderExpr("ir.row_no DESC").Scan(ctx); err != nil {
 			return err
+		}
+		if ready != nil {
+			if err := ready(entityIDs(rows)); err != nil {
+				return err
+			}
 		}
 		if len(rows) == 0 {
 			return nil
@@ -73,19 +107,37 @@ func (s Scope) UndoImportBatch(ctx context.Context, im *Import, limit int) (bool
 			Exec(ctx); err != nil {
 			return err
 		}
+		if turn != nil {
+			if err := turn(); err != nil {
+				return err
+			}
+		}
 		res, err := tx.Update((*Import)(nil)).Set("undone_count = undone_count + ?", len(rows)).
 			Set("heartbeat_at = ?", s.now()).Set("updated_at = ?", s.now()).
 			Where("id = ? AND claim = ? AND status = ?", im.ID, im.Claim, ImportUndoing).Exec(ctx)
 		if err := oneRow(res, err, ErrImportClaimLost); err != nil {
 			return err
 		}
-		im.Undone += len(rows)
+		undone = len(rows)
 		return nil
 	})
-	if err == nil {
-		im.undoBelow = below
+	if err == nil && undone > 0 { // after turn: in the windows' order
+		im.Undone += undone
 	}
-	return more, err
+	return err
+}
+
+// entityIDs are the records the rows name, each once.
+func entityIDs(rows []importRow) []int64 {
+	ids := make([]int64, 0, len(rows))
+	seen := make(map[int64]bool, len(rows))
+	for _, r := range rows {
+		if r.EntityID != nil && !seen[*r.EntityID] {
+			seen[*r.EntityID] = true
+			ids = append(ids, *r.EntityID)
+		}
+	}
+	return ids
 }
 
 // batchUndo reverts the rows of one undo batch of an import of R inside its transaction.
@@ -137,14 +189,7 @@ func newBatchUndo[R any](ctx context.Context, s Scope, ad *importAdapter[R], im 
 	}
 	u := &batchUndo[R]{ad: ad, tx: s, im: im, refs: refs, records: map[int64]*R{}, orig: map[int64]*R{},
 		deleteRecord: map[int64]bool{}, reaches: reaches}
-	var ids []int64
-	seen := map[int64]bool{}
-	for _, r := range rows {
-		if r.EntityID != nil && !seen[*r.EntityID] {
-			seen[*r.EntityID] = true
-			ids = append(ids, *r.EntityID)
-		}
-	}
+	ids := entityIDs(rows)
 	if len(ids) == 0 {
 		return u, nil
 	}

@@ -156,7 +156,7 @@ func Checked(b bool) bool { return b }
 func Required(s string) bool { return strings.TrimSpace(s) != "" }
 
 // MaxLen: at most n characters.
-func MaxLen(s string, n int) bool { return len([]rune(s)) <= n }
+func MaxLen(s string, n int) bool { return len(s) <= n || utf8.RuneCountInString(s) <= n }
 
 // KeyInvalidCharacters refuses text holding a control character (NUL and its kind) or
 // bytes that are not UTF-8: neither database stores them, and no person types them.
