@@ -114,11 +114,13 @@ func TestImportThroughput(t *testing.T) {
 }
 
 // The measurement's scenario, small: every row of the realistic file is created, then
-// updated, then both undone, with the tenant's counts right after each step.
+// updated, then both undone, with the tenant's counts right after each step. Batches of
+// 100 rows: on PostgreSQL two are in flight at a time, so the counts also say that
+// overlapped batches apply and undo every row once and keep the counters exact.
 func TestImportRealisticFileCountsEachStep(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		sc := importertest.Scenario{DB: db, TenantName: "Realistic", Rows: 1300, Seeded: 300, Users: 3, Seed: 1}
+		sc := importertest.Scenario{DB: db, TenantName: "Realistic", Rows: 1300, Seeded: 300, Users: 3, Seed: 1, BatchSize: 100}
 		steps, err := sc.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -681,4 +683,79 @@ func importLeads(t *testing.T, s store.Scope, r *importer.Runner, n, offset int)
 		t.Fatal(err)
 	}
 	return runImport(t, s, r, im.ID)
+}
+
+// A batch whose rows share keys with the batch before it waits for that batch's commit
+// before it looks its keys up (on PostgreSQL, where two are in flight at a time): each
+// batch of this upsert file repeats the emails of the batch before, which must update the
+// leads those rows created, not create them twice. The position moves forward batch by
+// batch, each committed in the file's order; the undo leaves no lead and no count behind.
+func TestOverlappedBatchesFindTheRecordsOfTheBatchBefore(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := db.System(tn.ID, u.ID)
+		// Batches of 40 rows: 20 new leads, then the 20 of the batch before again, renamed
+		// (the first batch: 40 new leads).
+		const size, batches = 40, 12
+		var b bytes.Buffer
+		b.WriteString("Customer name,Email\n")
+		for k := range batches {
+			for i := k * 20; i < k*20+20; i++ {
+				fmt.Fprintf(&b, "Person %d,person%d@example.test\n", i, i)
+			}
+			for i := (k - 1) * 20; k > 0 && i < k*20; i++ {
+				fmt.Fprintf(&b, "Renamed %d,person%d@example.test\n", i, i)
+			}
+			for i := 0; k == 0 && i < 20; i++ { // the first batch: 20 more new leads
+				fmt.Fprintf(&b, "Other %d,other%d@example.test\n", i, i)
+			}
+		}
+		im := upload(t, s, store.EntityLead, b.Bytes())
+		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeUpsert, store.MatchEmail); err != nil {
+			t.Fatal(err)
+		}
+		r := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
+		r.BatchSize = size
+		var positions []int
+		r.AfterBatch = func(im *store.Import) { positions = append(positions, im.NextRow) }
+		got := runImport(t, s, r, im.ID)
+		leads := batches*20 + 20
+		if got.Status != store.ImportDone || got.Created != leads || got.Updated != (batches-1)*20 || got.Skipped+got.Failed != 0 {
+			t.Fatalf("import: %+v", got)
+		}
+		for i, p := range positions {
+			if p != (i+1)*size {
+				t.Fatalf("positions after each batch %v, want steps of %d", positions, size)
+			}
+		}
+		page, err := s.ListLeads(ctx, store.LeadQuery{Limit: 1})
+		if err != nil || page.Total != int64(leads) {
+			t.Fatalf("leads: %d %v", page.Total, err)
+		}
+		for _, q := range []string{"person0@example.test", fmt.Sprintf("person%d@example.test", (batches-1)*20-1)} { // the first and the last renamed
+			found, err := s.ListLeads(ctx, store.LeadQuery{Search: q, Limit: 5})
+			if err != nil || len(found.Rows) != 1 || !strings.HasPrefix(found.Rows[0].CustomerName, "Renamed") {
+				t.Fatalf("%s: %+v %v", q, found, err)
+			}
+		}
+		// The undo, window by window from the last row (two in flight on PostgreSQL): each
+		// window's renames give back names that the window below then deletes with its leads.
+		if _, err := s.QueueUndo(ctx, im.ID); err != nil {
+			t.Fatal(err)
+		}
+		r.UndoBatchSize = size
+		got = runImport(t, s, r, im.ID)
+		if got.Status != store.ImportUndone || got.Undone != got.Created+got.Updated {
+			t.Fatalf("undo: %+v", got)
+		}
+		page, err = s.ListLeads(ctx, store.LeadQuery{Limit: 1})
+		if err != nil || page.Total != 0 || len(page.Rows) != 0 {
+			t.Fatalf("leads after the undo: %d %d %v", page.Total, len(page.Rows), err)
+		}
+	})
 }

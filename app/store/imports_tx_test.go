@@ -323,3 +323,105 @@ func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
 		t.Errorf("undone leads still found by search: %d", n)
 	}
 }
+
+// An import batch's transaction on PostgreSQL adds its leads to the counters once, at its
+// end (counts_stage, counts_flush): inside it the counters have not moved, after its commit
+// they are exact, and a later write in another transaction counts at once as before.
+func TestImportBatchCountsAtItsEnd(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, s := openPostgresImportTestDB(t)
+	total := func(s Scope) (n int64) {
+		t.Helper()
+		if err := s.idb.NewRaw("SELECT COALESCE(sum(n), 0) FROM lead_counts").Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := total(s)
+	lead := func(i int) LeadInput {
+		return LeadInput{Contact: Contact{CustomerName: fmt.Sprintf("Staged %d", i), CompanyEmail: fmt.Sprintf("staged%d@x.test", i)}}
+	}
+	err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
+		for i := range 3 {
+			if _, _, err := tx.CreateLead(ctx, lead(i), "", ""); err != nil {
+				return err
+			}
+		}
+		if n := total(tx); n != before {
+			t.Errorf("inside the batch the counters say %d leads, want %d until its end", n, before)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := total(s); n != before+3 {
+		t.Errorf("after the batch: %d leads counted, want %d", n, before+3)
+	}
+	checkCounters(t, db, "after a staged batch")
+	if err := s.Tx(ctx, func(tx Scope) error {
+		_, _, err := tx.CreateLead(ctx, lead(3), "", "")
+		if n := total(tx); err == nil && n != before+4 {
+			t.Errorf("a lead saved outside an import: %d counted in its transaction, want %d", n, before+4)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkCounters(t, db, "after an ordinary save")
+}
+
+// A batch that may overlap the one before (ApplyImportBatchInTurn) commits only once its
+// turn comes: when the batch before failed, nothing of it stays — no lead, no row, no
+// count, the import's position where it was — and when its turn comes, all of it does.
+func TestImportBatchInTurnCommitsAfterItsTurnOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, s := openPostgresImportTestDB(t)
+	im, err := s.CreateImport(ctx, NewImport{Entity: EntityLead, FileName: "t.csv", Content: []byte("t"), Delimiter: ",",
+		Encoding: "utf-8", Header: []string{"t"}, TotalRows: 4, Mapping: []string{""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.QueueImport(ctx, im.ID, []string{""}, ModeCreate, MatchEmail); err != nil {
+		t.Fatal(err)
+	}
+	run, err := db.ClaimImport(ctx, ImportRef{TenantID: s.TenantID, ID: im.ID}, "run", time.Now().Add(-ImportStaleAfter))
+	if err != nil || run == nil {
+		t.Fatalf("claim: %v", err)
+	}
+	items := make([]ImportItem, 0, 4)
+	for i := range 4 {
+		e := fmt.Sprintf("turn%d@x.test", i)
+		it := ImportItem{Row: i + 2, Key: e, Set: map[string]bool{"customer_name": true, "company_email": true}}
+		it.Lead.CustomerName, it.Lead.CompanyEmail = "Turn", e
+		items = append(items, it)
+	}
+	leads := func() int64 {
+		t.Helper()
+		page, err := s.ListLeads(ctx, LeadQuery{Search: "turn", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(len(page.Rows))
+	}
+	failed := errors.New("the batch before failed")
+	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, func() error { return failed }); !errors.Is(err, failed) {
+		t.Fatalf("a batch whose turn failed: %v", err)
+	}
+	got, err := s.Import(ctx, im.ID)
+	if err != nil || got.NextRow != 0 || got.Created != 0 || run.NextRow != 0 || leads() != 0 {
+		t.Fatalf("after a failed turn: import %+v, %d leads (%v)", got, leads(), err)
+	}
+	checkCounters(t, db, "after a failed turn")
+	turned := false
+	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, func() error { turned = true; return nil }); err != nil || !turned {
+		t.Fatalf("a batch in its turn: %v (turn asked: %v)", err, turned)
+	}
+	got, err = s.Import(ctx, im.ID)
+	if err != nil || got.NextRow != 4 || got.Created != 4 || leads() != 4 {
+		t.Fatalf("after its turn: import %+v, %d leads (%v)", got, leads(), err)
+	}
+	checkCounters(t, db, "after its turn")
+}

@@ -29,6 +29,9 @@ type Scenario struct {
 	Seeded     int
 	Users      int
 	Seed       uint64
+	// BatchSize, when set, is the runner's batch size for the import and the undo (a small
+	// one makes a small file run many batches, two in flight on PostgreSQL).
+	BatchSize int
 	// Log, when set, gets a line per step and the per-batch rates.
 	Log io.Writer
 	// Reuse takes the tenant named TenantName if there is one, as it is, instead of making
@@ -101,6 +104,9 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 
 	runner := importer.NewRunner(sc.DB, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
 	defer runner.Close()
+	if sc.BatchSize > 0 {
+		runner.BatchSize, runner.UndoBatchSize = sc.BatchSize, sc.BatchSize
+	}
 	tidyAfter := runner.TidyAfter
 	runner.TidyAfter = 0 // the step tidies as the runner would, timed on its own
 	var batches []batchMark
