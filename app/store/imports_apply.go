@@ -74,7 +74,7 @@ func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []I
 			counts.add(r.Outcome)
 		}
 		if len(rows) > 0 {
-			if _, err := tx.Insert(&rows).Exec(ctx); err != nil {
+			if _, err := tx.Insert(&rows).Returning("NULL").Exec(ctx); err != nil {
 				return err
 			}
 		}
@@ -299,7 +299,7 @@ func (a *batchApplier[R]) flush(ctx context.Context) error {
 		}
 		entries = append(entries, AuditEntry{ActorUserID: actor, Entity: a.ad.entity.Name, EntityID: *f.id, Action: "create", After: js})
 	}
-	if _, err := a.tx.Insert(&entries).Exec(ctx); err != nil {
+	if _, err := a.tx.Insert(&entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
 		return err
 	}
 	for i, at := range a.pendingRows {
