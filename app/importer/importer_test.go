@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -235,16 +236,12 @@ func TestImportResumesAfterItsRunnerStopped(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := db.System(tn.ID, u.ID)
+		s := acme(t, db)
 		im := upload(t, s, store.EntityLead, GenerateCSV(1200, 0))
 		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
 			t.Fatal(err)
 		}
-		ref := store.ImportRef{TenantID: tn.ID, ID: im.ID}
+		ref := store.ImportRef{TenantID: s.TenantID, ID: im.ID}
 		gone, err := db.ClaimImport(ctx, ref, "gone", time.Now().Add(-store.ImportStaleAfter))
 		if err != nil || gone == nil || gone.Status != store.ImportRunning {
 			t.Fatalf("claim: %+v %v", gone, err)
@@ -303,11 +300,7 @@ func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := db.System(tn.ID, u.ID)
+		s := acme(t, db)
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		runner := importer.NewRunner(db, log, 0)
 		defer runner.Close()
@@ -316,7 +309,7 @@ func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
 		if _, err := s.QueueImport(ctx, seed.ID, seed.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
 			t.Fatal(err)
 		}
-		if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: seed.ID}); err != nil {
+		if err := runner.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: seed.ID}); err != nil {
 			t.Fatal(err)
 		}
 		seeded, err := s.ImportRows(ctx, seed.ID, 0, n)
@@ -375,7 +368,7 @@ func TestImportUpdateModeResumesAndUndoesOnce(t *testing.T) {
 		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeUpdate, store.MatchEmail); err != nil {
 			t.Fatal(err)
 		}
-		ref := store.ImportRef{TenantID: tn.ID, ID: im.ID}
+		ref := store.ImportRef{TenantID: s.TenantID, ID: im.ID}
 		gone, err := db.ClaimImport(ctx, ref, "gone", time.Now().Add(-store.ImportStaleAfter))
 		if err != nil || gone == nil {
 			t.Fatalf("claim: %+v %v", gone, err)
@@ -503,11 +496,7 @@ func TestImportRefusesControlCharactersInCells(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := db.System(tn.ID, u.ID)
+		s := acme(t, db)
 		data := []byte("Customer Name,Company Email,Notes\nA\x00nn,ann@x.test,ok\nBob,bob@x.test,\"two\nlines\"\nCy,cy@x.test,bell\x07\n")
 		im := upload(t, s, store.EntityLead, data)
 		b, err := importer.NewBuilder(ctx, s, im)
@@ -539,11 +528,7 @@ func TestLargeImportTidiesTheSearchIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Open(t, store.SQLite)
-	tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := db.System(tn.ID, u.ID)
+	s := acme(t, db)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	segments := func() int {
 		n, err := db.SearchSegments(ctx, store.LeadEntity)
@@ -615,11 +600,7 @@ func TestLargeImportRefreshesStatistics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.Open(t, store.Postgres)
-	tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := db.System(tn.ID, u.ID)
+	s := acme(t, db)
 	// What the planner believes the table holds: ANALYZE's count of its live rows (-1 or a
 	// stale count until then; an insert or a delete does not change it).
 	rows := func() float64 {
@@ -694,11 +675,7 @@ func TestOverlappedBatchesFindTheRecordsOfTheBatchBefore(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, u, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: "Acme", AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := db.System(tn.ID, u.ID)
+		s := acme(t, db)
 		// Batches of 40 rows: 20 new leads, then the 20 of the batch before again, renamed
 		// (the first batch: 40 new leads).
 		const size, batches = 40, 12
@@ -737,11 +714,13 @@ func TestOverlappedBatchesFindTheRecordsOfTheBatchBefore(t *testing.T) {
 		if err != nil || page.Total != int64(leads) {
 			t.Fatalf("leads: %d %v", page.Total, err)
 		}
+		var renamed []int64
 		for _, q := range []string{"person0@example.test", fmt.Sprintf("person%d@example.test", (batches-1)*20-1)} { // the first and the last renamed
 			found, err := s.ListLeads(ctx, store.LeadQuery{Search: q, Limit: 5})
 			if err != nil || len(found.Rows) != 1 || !strings.HasPrefix(found.Rows[0].CustomerName, "Renamed") {
 				t.Fatalf("%s: %+v %v", q, found, err)
 			}
+			renamed = append(renamed, found.Rows[0].ID)
 		}
 		// The undo, window by window from the last row (two in flight on PostgreSQL): each
 		// window's renames give back names that the window below then deletes with its leads.
@@ -757,5 +736,28 @@ func TestOverlappedBatchesFindTheRecordsOfTheBatchBefore(t *testing.T) {
 		if err != nil || page.Total != 0 || len(page.Rows) != 0 {
 			t.Fatalf("leads after the undo: %d %d %v", page.Total, len(page.Rows), err)
 		}
+		// A renamed lead is deleted by the window below the one that gave its name back, which
+		// waited for that window's commit: the delete's journey entry has the name given back.
+		for _, id := range renamed {
+			entries, err := s.History(ctx, store.EntityLead, id, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(entries, func(e store.AuditEntry) bool { return e.Action == "delete" })
+			if i < 0 || entries[i].Before == nil || !strings.Contains(*entries[i].Before, `"customer_name":"Person `) {
+				t.Errorf("lead %d: the undo's delete entry %+v, want the name the window above gave back", id, entries)
+			}
+		}
 	})
+}
+
+// acme makes a tenant "Acme" and gives its system scope, acting as its administrator.
+func acme(t *testing.T, db *store.DB) store.Scope {
+	t.Helper()
+	tn, u, err := db.CreateTenant(context.Background(), store.NewTenant{DefaultLocale: "en_US", Name: "Acme",
+		AdminEmail: "a@x.test", AdminPassword: "Secret1!x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db.System(tn.ID, u.ID)
 }
