@@ -46,7 +46,7 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 		}
 		return tx.idb.NewRaw("PRAGMA wal_autocheckpoint").Scan(ctx, &inside[1])
 	})
-	if err != nil || inside != [2]int{1, 10000} {
+	if err != nil || inside != [2]int{1, 50000} {
 		t.Fatalf("inside the batch: synchronous %d, checkpoint %d (%v)", inside[0], inside[1], err)
 	}
 	if sync, checkpoint := read(); sync != wantSync || checkpoint != wantCheckpoint {
