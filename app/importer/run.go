@@ -430,9 +430,6 @@ func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Im
 			if !named {
 				close(cur.named)
 			}
-			if cur.err == nil { // a window with nothing to undo did not wait for its turn
-				cur.err = turn(before)()
-			}
 			if cur.err == nil && r.AfterBatch != nil {
 				r.AfterBatch(im)
 			}

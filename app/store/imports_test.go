@@ -679,23 +679,32 @@ func recordStates(t *testing.T, s Scope, entity string) map[int64]string {
 
 // runItems applies items as an import in batches, the way two runners would when the
 // first stops after its first batch: the second takes over from the last committed batch,
-// and the first one's late batch is refused.
-func runItems(t *testing.T, db *DB, s Scope, entity, mode, key string, items []ImportItem, batch int) *Import {
+// claimedImport is a queued import of rows rows in the given mode, claimed by a runner
+// named claim.
+func claimedImport(t *testing.T, db *DB, s Scope, entity, mode, key string, rows int, claim string) *Import {
 	t.Helper()
 	ctx := context.Background()
 	im, err := s.CreateImport(ctx, NewImport{Entity: entity, FileName: "t.csv", Content: []byte("t"), Delimiter: ",",
-		Encoding: "utf-8", Header: []string{"t"}, TotalRows: len(items), Mapping: []string{""}})
+		Encoding: "utf-8", Header: []string{"t"}, TotalRows: rows, Mapping: []string{""}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.QueueImport(ctx, im.ID, []string{""}, mode, key); err != nil {
 		t.Fatal(err)
 	}
-	ref := ImportRef{TenantID: s.TenantID, ID: im.ID}
-	first, err := db.ClaimImport(ctx, ref, "first", time.Now().Add(-ImportStaleAfter))
-	if err != nil || first == nil {
+	claimed, err := db.ClaimImport(ctx, ImportRef{TenantID: s.TenantID, ID: im.ID}, claim, time.Now().Add(-ImportStaleAfter))
+	if err != nil || claimed == nil {
 		t.Fatalf("claim: %v", err)
 	}
+	return claimed
+}
+
+// and the first one's late batch is refused.
+func runItems(t *testing.T, db *DB, s Scope, entity, mode, key string, items []ImportItem, batch int) *Import {
+	t.Helper()
+	ctx := context.Background()
+	first := claimedImport(t, db, s, entity, mode, key, len(items), "first")
+	ref := ImportRef{TenantID: s.TenantID, ID: first.ID}
 	if _, err := s.ApplyImportBatch(ctx, first, items[:batch], batch); err != nil {
 		t.Fatal(err)
 	}
@@ -715,7 +724,7 @@ func runItems(t *testing.T, db *DB, s Scope, entity, mode, key string, items []I
 	if err := s.FinishImport(ctx, second, ImportDone, ""); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Import(ctx, im.ID)
+	got, err := s.Import(ctx, first.ID)
 	if err != nil || got.NextRow != len(items) {
 		t.Fatalf("import: %+v %v", got, err)
 	}

@@ -52,12 +52,7 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	if sync, checkpoint := read(); sync != wantSync || checkpoint != wantCheckpoint {
 		t.Errorf("after the batch: synchronous %d, checkpoint %d; want %d, %d", sync, checkpoint, wantSync, wantCheckpoint)
 	}
-	items := make([]ImportItem, 0, 3)
-	for i, e := range []string{"a@x.test", "b@x.test", "a@x.test"} {
-		it := ImportItem{Row: i + 2, Key: e, Set: map[string]bool{"customer_name": true, "company_email": true}}
-		it.Lead.CustomerName, it.Lead.CompanyEmail = "N", e
-		items = append(items, it)
-	}
+	items := leadItems("N", "a@x.test", "b@x.test", "a@x.test")
 	im := runItems(t, db, s, EntityLead, ModeUpsert, MatchEmail, items, 2)
 	if got, err := s.Import(ctx, im.ID); err != nil || got.Created != 2 || got.Skipped != 1 {
 		t.Fatalf("import: %+v %v", got, err)
@@ -293,13 +288,7 @@ func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
 		t.Errorf("automerge after a batch: %d, want %d", v, ftsAutomerge)
 	}
 	const batches, rows = 5, 20
-	items := make([]ImportItem, 0, batches*rows)
-	for i := range batches * rows {
-		e := fmt.Sprintf("merge%d@x.test", i)
-		it := ImportItem{Row: i + 2, Key: e, Set: map[string]bool{"customer_name": true, "company_email": true}}
-		it.Lead.CustomerName, it.Lead.CompanyEmail = "Merge Later", e
-		items = append(items, it)
-	}
+	items := leadItems("Merge Later", numbered("merge", batches*rows)...)
 	found := func() int {
 		t.Helper()
 		var n int
@@ -379,25 +368,8 @@ func TestImportBatchInTurnCommitsAfterItsTurnOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, s := openPostgresImportTestDB(t)
-	im, err := s.CreateImport(ctx, NewImport{Entity: EntityLead, FileName: "t.csv", Content: []byte("t"), Delimiter: ",",
-		Encoding: "utf-8", Header: []string{"t"}, TotalRows: 4, Mapping: []string{""}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.QueueImport(ctx, im.ID, []string{""}, ModeCreate, MatchEmail); err != nil {
-		t.Fatal(err)
-	}
-	run, err := db.ClaimImport(ctx, ImportRef{TenantID: s.TenantID, ID: im.ID}, "run", time.Now().Add(-ImportStaleAfter))
-	if err != nil || run == nil {
-		t.Fatalf("claim: %v", err)
-	}
-	items := make([]ImportItem, 0, 4)
-	for i := range 4 {
-		e := fmt.Sprintf("turn%d@x.test", i)
-		it := ImportItem{Row: i + 2, Key: e, Set: map[string]bool{"customer_name": true, "company_email": true}}
-		it.Lead.CustomerName, it.Lead.CompanyEmail = "Turn", e
-		items = append(items, it)
-	}
+	run := claimedImport(t, db, s, EntityLead, ModeCreate, MatchEmail, 4, "run")
+	items := leadItems("Turn", numbered("turn", 4)...)
 	leads := func() int64 {
 		t.Helper()
 		page, err := s.ListLeads(ctx, LeadQuery{Search: "turn", Limit: 10})
@@ -410,7 +382,7 @@ func TestImportBatchInTurnCommitsAfterItsTurnOnly(t *testing.T) {
 	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, func() error { return failed }); !errors.Is(err, failed) {
 		t.Fatalf("a batch whose turn failed: %v", err)
 	}
-	got, err := s.Import(ctx, im.ID)
+	got, err := s.Import(ctx, run.ID)
 	if err != nil || got.NextRow != 0 || got.Created != 0 || run.NextRow != 0 || leads() != 0 {
 		t.Fatalf("after a failed turn: import %+v, %d leads (%v)", got, leads(), err)
 	}
@@ -419,9 +391,29 @@ func TestImportBatchInTurnCommitsAfterItsTurnOnly(t *testing.T) {
 	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, func() error { turned = true; return nil }); err != nil || !turned {
 		t.Fatalf("a batch in its turn: %v (turn asked: %v)", err, turned)
 	}
-	got, err = s.Import(ctx, im.ID)
+	got, err = s.Import(ctx, run.ID)
 	if err != nil || got.NextRow != 4 || got.Created != 4 || leads() != 4 {
 		t.Fatalf("after its turn: import %+v, %d leads (%v)", got, leads(), err)
 	}
 	checkCounters(t, db, "after its turn")
+}
+
+// leadItems are an import's rows of leads named name with these emails, each its row's key.
+func leadItems(name string, emails ...string) []ImportItem {
+	items := make([]ImportItem, 0, len(emails))
+	for i, e := range emails {
+		it := ImportItem{Row: i + 2, Key: e, Set: map[string]bool{"customer_name": true, "company_email": true}}
+		it.Lead.CustomerName, it.Lead.CompanyEmail = name, e
+		items = append(items, it)
+	}
+	return items
+}
+
+// numbered is n emails: prefix0@x.test, prefix1@x.test, …
+func numbered(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d@x.test", prefix, i)
+	}
+	return out
 }

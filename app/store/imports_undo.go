@@ -65,7 +65,7 @@ func undoable(q *bun.SelectQuery, im *Import) *bun.SelectQuery {
 // window above to commit, when it names one of them) or fail the window; when turn is not
 // nil, the window does not hold the import from its start and calls turn before it records
 // what it undid and commits (see ApplyImportBatchInTurn). A window with nothing left to
-// undo writes nothing.
+// undo writes nothing, once its turn has come.
 func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi int, ready func(ids []int64) error, turn func() error) error {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
@@ -92,7 +92,10 @@ func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi in
 				return err
 			}
 		}
-		if len(rows) == 0 {
+		if len(rows) == 0 { // nothing to write, but still not done before the window above
+			if turn != nil {
+				return turn()
+			}
 			return nil
 		}
 		if err := kind.undoRows(ctx, tx, im, rows); err != nil {
