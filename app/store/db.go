@@ -85,10 +85,11 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 			"&_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)&_pragma=journal_size_limit(67108864)" +
 			"&_txlock=immediate"
-		sqldb, err := sql.Open("sqlite", dsn)
+		connector, err := newStmtCachingConnector(dsn) // sqlitestmts.go
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
+		sqldb := sql.OpenDB(connector)
 		sqldb.SetMaxOpenConns(8)
 		sqldb.SetMaxIdleConns(8)
 		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite}

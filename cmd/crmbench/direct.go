@@ -109,7 +109,7 @@ func (b *bench) direct(ctx context.Context) error {
 		if !ok { // the sequential cases did not run: measure the app's side here
 			app = b.runSeq(ctx, seqs[c.key])
 		}
-		st, err := replay(ctx, conn, c.sql, warmups(b.c.seq), b.c.seq)
+		st, err := replay(ctx, conn, b.engine == "sqlite", c.sql, warmups(b.c.seq), b.c.seq)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -157,7 +157,7 @@ func (b *bench) replayConn(ctx context.Context, tenantID int64) (*sql.Conn, func
 		if db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"); err != nil {
 			return nil, nil, "", err
 		}
-		how = "modernc.org/sqlite, one connection"
+		how = "modernc.org/sqlite, one connection, each statement compiled once (as the server keeps them)"
 	} else {
 		u, err := url.Parse(b.appURL)
 		if err != nil {
@@ -189,16 +189,43 @@ func (b *bench) replayConn(ctx context.Context, tenantID int64) (*sql.Conn, func
 }
 
 // replay runs the requests' statements one after the other, warm times to warm up then n
-// times measured: run k runs reqs[k % len(reqs)], reading every row to the end.
-func replay(ctx context.Context, conn *sql.Conn, reqs [][]string, warm, n int) (stats, error) {
+// times measured: run k runs reqs[k % len(reqs)], reading every row to the end. With
+// keep, each text is compiled once and run again from then on, as the server's SQLite
+// connections keep their queries (store/sqlitestmts.go); else each run sends the text,
+// as the store does on PostgreSQL.
+func replay(ctx context.Context, conn *sql.Conn, keep bool, reqs [][]string, warm, n int) (stats, error) {
 	if len(reqs) == 0 {
 		return stats{}, errors.New("no statement recorded")
+	}
+	kept := map[string]*sql.Stmt{}
+	defer func() {
+		for _, st := range kept {
+			st.Close()
+		}
+	}()
+	query := func(s string) (*sql.Rows, error) {
+		if !keep {
+			return conn.QueryContext(ctx, s)
+		}
+		st, ok := kept[s]
+		if !ok {
+			var err error
+			if st, err = conn.PrepareContext(ctx, s); err != nil {
+				return nil, err
+			}
+			kept[s] = st
+		}
+		return st.QueryContext(ctx)
 	}
 	lat := make([]time.Duration, 0, n)
 	for k := 0; k < warm+n && ctx.Err() == nil; k++ {
 		start := time.Now()
 		for _, s := range reqs[k%len(reqs)] {
-			if err := drain(ctx, conn, s); err != nil {
+			rows, err := query(s)
+			if err == nil {
+				err = drain(rows)
+			}
+			if err != nil {
 				return stats{}, fmt.Errorf("%w\n%s", err, s)
 			}
 		}
@@ -209,12 +236,8 @@ func replay(ctx context.Context, conn *sql.Conn, reqs [][]string, warm, n int) (
 	return newStats(lat, 0, nil), ctx.Err()
 }
 
-// drain runs one statement and reads its rows.
-func drain(ctx context.Context, conn *sql.Conn, stmt string) error {
-	rows, err := conn.QueryContext(ctx, stmt)
-	if err != nil {
-		return err
-	}
+// drain reads a statement's rows to the end and closes them.
+func drain(rows *sql.Rows) error {
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
