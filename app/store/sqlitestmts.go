@@ -18,8 +18,8 @@ import (
 // 486 µs). Each connection keeps its last stmtCacheSize queries compiled, by their text,
 // and runs a query it has seen with that statement again.
 //
-// Only queries (SELECT, WITH) are kept: a PRAGMA does its work when it is compiled, not
-// when it runs, and writes rarely repeat their text. A text that holds a ';' (maybe a
+// Only queries (SELECT, WITH) are kept: some PRAGMAs do their work when compiled, not
+// when run, and writes rarely repeat their text. A text that holds a ';' (maybe a
 // script of several statements) or is long (an import's batch) is compiled each time as
 // before. A statement whose rows are still being read is not lent out again: a second
 // query of the same text meanwhile (a query inside the loop over another's rows) is
@@ -47,6 +47,9 @@ func (c stmtCachingConnector) Connect(ctx context.Context) (driver.Conn, error) 
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := conn.(sqliteConn); !ok { // another driver version: run it as it is
+		return conn, nil
 	}
 	return &cachingConn{conn: conn, stmts: map[string]*list.Element{}, lru: list.New()}, nil
 }
