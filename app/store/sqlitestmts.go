@@ -48,10 +48,11 @@ func (c stmtCachingConnector) Connect(ctx context.Context) (driver.Conn, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := conn.(sqliteConn); !ok { // another driver version: run it as it is
+	sc, ok := conn.(sqliteConn)
+	if !ok { // another driver version: run it as it is
 		return conn, nil
 	}
-	return &cachingConn{conn: conn, stmts: map[string]*list.Element{}, lru: list.New()}, nil
+	return &cachingConn{conn: sc, stmts: map[string]*list.Element{}, lru: list.New()}, nil
 }
 
 // sqliteConn is what the driver's connection does, as database/sql uses it.
@@ -69,7 +70,7 @@ type sqliteConn interface {
 // cachingConn is a driver connection with its statement cache. database/sql uses a
 // connection from one goroutine at a time, so the cache needs no lock.
 type cachingConn struct {
-	conn  driver.Conn
+	conn  sqliteConn
 	stmts map[string]*list.Element // query text → its entry in lru
 	lru   *list.List               // *cachedStmt, the most recently used first
 
@@ -82,8 +83,6 @@ type cachedStmt struct {
 	stmt  driver.Stmt
 	busy  bool
 }
-
-func (c *cachingConn) inner() sqliteConn { return c.conn.(sqliteConn) }
 
 // cacheable says whether a query text may be kept compiled.
 func cacheable(query string) bool {
@@ -101,14 +100,14 @@ func cacheable(query string) bool {
 // QueryContext runs a query, with its kept statement when there is one free.
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	if !cacheable(query) {
-		return c.inner().QueryContext(ctx, query, args)
+		return c.conn.QueryContext(ctx, query, args)
 	}
 	cs, err := c.lend(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	if cs == nil {
-		return c.inner().QueryContext(ctx, query, args)
+		return c.conn.QueryContext(ctx, query, args)
 	}
 	rows, err := cs.stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {
@@ -119,7 +118,7 @@ func (c *cachingConn) QueryContext(ctx context.Context, query string, args []dri
 	if !ok { // not the driver's rows as this file knows them: hand the statement back
 		cs.busy = false
 		_ = rows.Close()
-		return c.inner().QueryContext(ctx, query, args)
+		return c.conn.QueryContext(ctx, query, args)
 	}
 	return &lentRows{sqliteRows: sr, cs: cs, conn: c}, nil
 }
@@ -136,7 +135,7 @@ func (c *cachingConn) lend(ctx context.Context, query string) (*cachedStmt, erro
 		cs.busy = true
 		return cs, nil
 	}
-	st, err := c.inner().PrepareContext(ctx, query)
+	st, err := c.conn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -164,24 +163,24 @@ func (c *cachingConn) evict(e *list.Element) {
 func (c *cachingConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
 
 func (c *cachingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.inner().PrepareContext(ctx, query)
+	return c.conn.PrepareContext(ctx, query)
 }
 
 func (c *cachingConn) Begin() (driver.Tx, error) { //nolint:staticcheck // database/sql calls BeginTx
-	return c.inner().BeginTx(context.Background(), driver.TxOptions{})
+	return c.conn.BeginTx(context.Background(), driver.TxOptions{})
 }
 
 func (c *cachingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	return c.inner().BeginTx(ctx, opts)
+	return c.conn.BeginTx(ctx, opts)
 }
 
 func (c *cachingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.inner().ExecContext(ctx, query, args)
+	return c.conn.ExecContext(ctx, query, args)
 }
 
-func (c *cachingConn) Ping(ctx context.Context) error         { return c.inner().Ping(ctx) }
-func (c *cachingConn) ResetSession(ctx context.Context) error { return c.inner().ResetSession(ctx) }
-func (c *cachingConn) IsValid() bool                          { return c.inner().IsValid() }
+func (c *cachingConn) Ping(ctx context.Context) error         { return c.conn.Ping(ctx) }
+func (c *cachingConn) ResetSession(ctx context.Context) error { return c.conn.ResetSession(ctx) }
+func (c *cachingConn) IsValid() bool                          { return c.conn.IsValid() }
 
 // Close finalizes the kept statements, then closes the connection.
 func (c *cachingConn) Close() error {

@@ -62,8 +62,8 @@ func sumOf(t *testing.T, conn *sql.Conn, query string) int {
 }
 
 // A query asked again on a connection runs the statement compiled the first time; a
-// PRAGMA, which does its work when compiled, is compiled every time, so setting it back
-// takes effect.
+// PRAGMA (some do their work when compiled) is compiled every time and never kept, so
+// setting one back takes effect.
 func TestSQLiteKeepsQueriesCompiled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
