@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	neturl "net/url"
 	"strings"
 	"time"
@@ -360,6 +361,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	importPause := fs.Duration("import-pause", 0, "rest between two batches of 500 rows of a CSV import")
 	metricsAddr := fs.String("metrics-addr", getenv("CRM_METRICS_ADDR"),
 		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env CRM_METRICS_ADDR; empty: none)")
+	profiles := fs.Bool("pprof", false,
+		"also serve Go's profiles (/debug/pprof/) on --metrics-addr, to see where a loaded server's time goes")
 	mailEvery := fs.Duration("mail-interval", 5*time.Second, "how often the outbox is swept for mail to send")
 	baseURL := fs.String("base-url", getenv("CRM_BASE_URL"),
 		"the CRM's public address, for links in mail such as unsubscribe, e.g. https://crm.example.com (env CRM_BASE_URL; default: the listen address)")
@@ -369,6 +372,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		"how long a signed-in caller (user, role, tenant) or an API token read from the database is reused; another instance's change is seen within it (0: read on every request)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *profiles && *metricsAddr == "" {
+		return errors.New("--pprof needs --metrics-addr: profiles are never served on the public address")
 	}
 	store.SetCallerCacheTTL(*callerTTL)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -441,6 +447,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", metrics.Handler())
+		if *profiles {
+			mux.HandleFunc("/debug/pprof/", pprof.Index)
+			mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+			mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+			mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		}
 		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = metricsSrv.Serve(mln) }()
 		defer metricsSrv.Close()

@@ -324,9 +324,61 @@ func TestServeNeedsARoleBoundByRowLevelSecurity(t *testing.T) {
 }
 
 // TestServeMetricsOnTheirOwnAddress: --metrics-addr serves /metrics on a listener of its
-// own; the public address does not serve them (no METRICS_TOKEN).
+// own; the public address does not serve them (no METRICS_TOKEN), and neither serves Go's
+// profiles without --pprof.
 func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 	t.Parallel()
+	base, metrics := startServe(t, "--metrics-addr", "127.0.0.1:0")
+	if code, _ := get(t, base+"/readyz"); code != 200 {
+		t.Fatalf("readyz: %d", code)
+	}
+	if code, body := get(t, metrics); code != 200 || !strings.Contains(body, `crm_http_requests_total{method="GET",route="/readyz",status="200"}`) {
+		t.Fatalf("metrics address: %d %.300s", code, body)
+	}
+	if code, body := get(t, base+"/metrics"); code != http.StatusNotFound || strings.Contains(body, "crm_http") {
+		t.Fatalf("public /metrics: %d", code)
+	}
+	profiles := strings.TrimSuffix(metrics, "/metrics") + "/debug/pprof/"
+	if code, _ := get(t, profiles); code != http.StatusNotFound {
+		t.Fatalf("profiles without --pprof: %d", code)
+	}
+}
+
+// TestServeProfilesOnlyOnTheMetricsAddress: --pprof adds Go's profiles to the metrics
+// listener, never to the public address, and is refused without --metrics-addr.
+func TestServeProfilesOnlyOnTheMetricsAddress(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t, store.SQLite)
+	env := func(k string) string {
+		if k == "DATABASE_URL" {
+			return url
+		}
+		return ""
+	}
+	// Were it not refused, serve would run until this context ends and answer nil.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--pprof"}, env, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Fatalf("--pprof alone: %v", err)
+	}
+	base, metrics := startServe(t, "--metrics-addr", "127.0.0.1:0", "--pprof")
+	root := strings.TrimSuffix(metrics, "/metrics")
+	if code, body := get(t, root+"/debug/pprof/"); code != 200 || !strings.Contains(body, "goroutine") {
+		t.Fatalf("profiles on the metrics address: %d %.200s", code, body)
+	}
+	if code, body := get(t, root+"/debug/pprof/profile?seconds=1"); code != 200 || len(body) == 0 {
+		t.Fatalf("CPU profile: %d, %d bytes", code, len(body))
+	}
+	if code, body := get(t, base+"/debug/pprof/"); code == 200 || strings.Contains(body, "goroutine") {
+		t.Fatalf("public /debug/pprof/: %d", code)
+	}
+}
+
+// startServe runs `crm serve` on a new SQLite database with the given flags until the test
+// ends, and returns its public address and its /metrics URL ("" without --metrics-addr).
+func startServe(t *testing.T, flags ...string) (base, metrics string) {
+	t.Helper()
 	url := storetest.URL(t, store.SQLite)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -338,11 +390,10 @@ func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 			}
 			return ""
 		}
-		done <- run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, env, pw, io.Discard)
+		done <- run(ctx, append([]string{"crm", "serve", "--addr", "127.0.0.1:0"}, flags...), env, pw, io.Discard)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)
-	var base, metrics string
 	for sc.Scan() {
 		line := sc.Text()
 		if m, ok := strings.CutPrefix(line, "Metrics at "); ok {
@@ -354,29 +405,24 @@ func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, pr) //nolint:errcheck
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		<-done
-	}()
-	if base == "" || metrics == "" {
-		t.Fatalf("addresses not printed: %q %q", base, metrics)
+	})
+	if base == "" {
+		t.Fatalf("address not printed (%v)", flags)
 	}
-	get := func(u string) (int, string) {
-		res, err := http.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
+	return base, metrics
+}
+
+// get answers a GET's status and body.
+func get(t *testing.T, u string) (int, string) {
+	t.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, _ := get(base + "/readyz"); code != 200 {
-		t.Fatalf("readyz: %d", code)
-	}
-	if code, body := get(metrics); code != 200 || !strings.Contains(body, `crm_http_requests_total{method="GET",route="/readyz",status="200"}`) {
-		t.Fatalf("metrics address: %d %.300s", code, body)
-	}
-	if code, body := get(base + "/metrics"); code != http.StatusNotFound || strings.Contains(body, "crm_http") {
-		t.Fatalf("public /metrics: %d", code)
-	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
 }
