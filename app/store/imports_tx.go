@@ -56,12 +56,16 @@ var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL en
 //     batch read its pages again, more of them the larger the table — the rate fell from
 //     3,400 to 1,600 rows/s over 100,000 rows. The cache stays with the connection (the
 //     pool hands the next batch the connection the last one used, warm), as SeedLeads'.
-//   - temporary files in memory (temp_store MEMORY): a statement that writes many rows
-//     inside a transaction keeps the pages it changes in a statement journal, to undo
-//     the statement alone should it fail, and SQLite wrote that journal to a temporary
-//     file, page by page (with the page numbers, a tenth of an import's CPU in write
-//     calls). In memory it is the batch's changed pages over again, a few dozen MB at most;
-//     it stays with the connection too.
+//   - the statement journal in a temporary file (temp_store FILE, SQLite's default, set
+//     here because a connection may have been left otherwise): a statement that writes
+//     many rows inside a transaction keeps the pages it changes in a statement journal, to
+//     undo the statement alone should it fail — tens of MB for a batch's insert or update.
+//     Kept in memory (temp_store MEMORY, before), that journal was allocated and freed
+//     again with every statement, and the driver's allocator hands what it holds past 4 MB
+//     a size class back to the system: on a VM whose page faults are dear, 60 % of an
+//     import's page faults and a third of its time (100,000 rows: 32 / 45 / 48 / 38 s
+//     against 27 / 31 / 34 / 31 s in a file, docs/PERFORMANCE.md "Tenth round"); on a
+//     machine where they are cheap the two measured the same.
 //
 // synchronous and wal_autocheckpoint are put back before the connection returns to the
 // pool, so no other write goes without FULL.
@@ -114,7 +118,7 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		return nil
 	}
 	if err := exec(ctx, conn, "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 50000",
-		"PRAGMA cache_size = -65536", "PRAGMA temp_store = MEMORY"); err != nil {
+		"PRAGMA cache_size = -65536", "PRAGMA temp_store = FILE"); err != nil {
 		return err
 	}
 	restore := func() error {

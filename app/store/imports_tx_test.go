@@ -13,8 +13,8 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// An import batch on SQLite runs with synchronous NORMAL and a rarer checkpoint, then puts
-// both back: the connection the pool hands out next (the one the batch used) is FULL
+// An import batch on SQLite runs with synchronous NORMAL, a rarer checkpoint and its
+// statement journal in a file, then puts the first two back: the connection the pool hands out next (the one the batch used) is FULL
 // again, so no other write goes unsynced. Its rows are there, counted once.
 func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	t.Parallel()
@@ -39,15 +39,20 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	if wantSync != 2 { // FULL, as Open sets it
 		t.Fatalf("synchronous %d before the import", wantSync)
 	}
-	var inside [2]int
+	var inside [3]int
 	err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
 		if err := tx.idb.NewRaw("PRAGMA synchronous").Scan(ctx, &inside[0]); err != nil {
 			return err
 		}
+		if err := tx.idb.NewRaw("PRAGMA temp_store").Scan(ctx, &inside[2]); err != nil {
+			return err
+		}
 		return tx.idb.NewRaw("PRAGMA wal_autocheckpoint").Scan(ctx, &inside[1])
 	})
-	if err != nil || inside != [2]int{1, 50000} {
-		t.Fatalf("inside the batch: synchronous %d, checkpoint %d (%v)", inside[0], inside[1], err)
+	// temp_store 1: FILE, the statement journal in a temporary file (not in memory, whose
+	// allocations the driver hands back to the system after each statement).
+	if err != nil || inside != [3]int{1, 50000, 1} {
+		t.Fatalf("inside the batch: synchronous %d, checkpoint %d, temp_store %d (%v)", inside[0], inside[1], inside[2], err)
 	}
 	if sync, checkpoint := read(); sync != wantSync || checkpoint != wantCheckpoint {
 		t.Errorf("after the batch: synchronous %d, checkpoint %d; want %d, %d", sync, checkpoint, wantSync, wantCheckpoint)
