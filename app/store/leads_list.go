@@ -156,8 +156,8 @@ func (s Scope) fromCounters(ctx context.Context, f *leadFilter) (total, won, los
 		matches = bun.SafeQuery("? AND ? AND ?", stage, status, owner)
 	}
 	// Summed by stage first: won and lost depend on the stage alone, so the stages are
-	// joined once a stage rather than once a counter (1,200 counters for ten users: a third
-	// of list page 1's time on SQLite went to that join, docs/PERFORMANCE.md).
+	// joined once a stage rather than once a counter (1,200 counters for ten users: on
+	// SQLite this statement was over a quarter of a list request's CPU, docs/PERFORMANCE.md).
 	byStage := s.leadCounts().ColumnExpr("lc.stage_id").
 		ColumnExpr("SUM(CASE WHEN ? THEN lc.n ELSE 0 END) AS total", matches).
 		ColumnExpr("SUM(lc.n) AS n").Group("lc.stage_id")

@@ -358,7 +358,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	filesDir := fs.String("files-dir", defFiles, "where uploaded documents are kept (env CRM_FILES_DIR)")
 	reminderEvery := fs.Duration("reminder-interval", 30*time.Second, "how often due reminders are fired and keep-in-touch plans produced")
-	importPause := fs.Duration("import-pause", 0, "rest between two batches of 500 rows of a CSV import")
+	importPause := fs.Duration("import-pause", 0, "rest between two batches of a CSV import")
 	metricsAddr := fs.String("metrics-addr", getenv("CRM_METRICS_ADDR"),
 		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env CRM_METRICS_ADDR; empty: none)")
 	profiles := fs.Bool("pprof", false,
