@@ -46,7 +46,7 @@ func readBody(t *testing.T, res *http.Response) string {
 }
 
 // TestCompressSkipsSmallBodies: a body under CompressMin goes out as it is, a larger one of
-// a listed type gzipped (JSON at level 1, HTML at level 5), other types and clients that
+// a listed type gzipped (JSON at jsonLevel, HTML at pageLevel), other types and clients that
 // do not accept gzip never; the status and the body are the handler's either way.
 func TestCompressSkipsSmallBodies(t *testing.T) {
 	big := strings.Repeat(`{"customer_name":"Olivia Dvořák","company":"Juniper Solar"},`, 60)
@@ -76,13 +76,13 @@ func TestCompressSkipsSmallBodies(t *testing.T) {
 			}
 		})
 	}
-	// JSON costs less CPU at level 1 than pages at level 5, and is a little larger.
+	// JSON costs less CPU at jsonLevel than pages at pageLevel, and is a little larger.
 	j := serveCompressed(t, "application/json", big+strings.Repeat("y", 3000), true)
 	h := serveCompressed(t, "text/html", big+strings.Repeat("y", 3000), true)
 	var jb, hb bytes.Buffer
 	_, _ = io.Copy(&jb, j.Body)
 	_, _ = io.Copy(&hb, h.Body)
 	if jb.Len() < hb.Len() {
-		t.Errorf("JSON at level 1 is %d bytes, HTML at level 5 %d", jb.Len(), hb.Len())
+		t.Errorf("JSON at level %d is %d bytes, HTML at level %d %d", jsonLevel, jb.Len(), pageLevel, hb.Len())
 	}
 }
