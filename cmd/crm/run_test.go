@@ -348,13 +348,7 @@ func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 // listener, never to the public address, and is refused without --metrics-addr.
 func TestServeProfilesOnlyOnTheMetricsAddress(t *testing.T) {
 	t.Parallel()
-	url := storetest.URL(t, store.SQLite)
-	env := func(k string) string {
-		if k == "DATABASE_URL" {
-			return url
-		}
-		return ""
-	}
+	env := sqliteEnv(t)
 	// Were it not refused, serve would run until this context ends and answer nil.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -379,17 +373,11 @@ func TestServeProfilesOnlyOnTheMetricsAddress(t *testing.T) {
 // ends, and returns its public address and its /metrics URL ("" without --metrics-addr).
 func startServe(t *testing.T, flags ...string) (base, metrics string) {
 	t.Helper()
-	url := storetest.URL(t, store.SQLite)
+	env := sqliteEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		env := func(k string) string {
-			if k == "DATABASE_URL" {
-				return url
-			}
-			return ""
-		}
 		done <- run(ctx, append([]string{"crm", "serve", "--addr", "127.0.0.1:0"}, flags...), env, pw, io.Discard)
 		pw.Close()
 	}()
@@ -413,6 +401,17 @@ func startServe(t *testing.T, flags ...string) (base, metrics string) {
 		t.Fatalf("address not printed (%v)", flags)
 	}
 	return base, metrics
+}
+
+// sqliteEnv is an environment whose DATABASE_URL is a new SQLite database, and nothing else.
+func sqliteEnv(t *testing.T) func(string) string {
+	url := storetest.URL(t, store.SQLite)
+	return func(k string) string {
+		if k == "DATABASE_URL" {
+			return url
+		}
+		return ""
+	}
 }
 
 // get answers a GET's status and body.
