@@ -27,8 +27,8 @@ const (
 // Compress gzips answers of the given content types for clients that accept it, as chi's
 // middleware.Compress did, with two differences measured on the lead API (issue 13,
 // docs/PERFORMANCE.md): a body under CompressMin goes out as it is, and JSON is compressed
-// at gzip level 1 (a list page 1 of 18 KB: 3.2 KB instead of 2.8 KB, for an eighth of the
-// CPU); pages, styles and scripts are compressed harder, for the page-weight budgets.
+// fast (jsonLevel) while pages, styles and scripts are compressed small (pageLevel), for the
+// page-weight budgets.
 //
 // The body's first CompressMin bytes are held until they decide; a Flush sends what is
 // held uncompressed (streams stay streams).
@@ -82,9 +82,9 @@ type gzipGate struct {
 	level   int
 }
 
-// kind is the level the answer is compressed at, 0 for none (not a compressible type, or
-// already encoded).
-func (g *gzipGate) kind() int {
+// compressLevel is the level the answer is compressed at, 0 for none (not a compressible
+// type, or already encoded).
+func (g *gzipGate) compressLevel() int {
 	h := g.Header()
 	if h.Get("Content-Encoding") != "" {
 		return 0
@@ -112,7 +112,7 @@ func (g *gzipGate) WriteHeader(code int) {
 	if g.status == 0 {
 		g.status = code
 	}
-	if code == http.StatusNoContent || code == http.StatusNotModified || code == http.StatusPartialContent || g.kind() == 0 {
+	if code == http.StatusNoContent || code == http.StatusNotModified || code == http.StatusPartialContent || g.compressLevel() == 0 {
 		g.decide(false)
 	}
 }
@@ -139,7 +139,7 @@ func (g *gzipGate) Write(p []byte) (int, error) {
 // decide sends the status, with the encoding when compressing, and what is held.
 func (g *gzipGate) decide(compress bool) {
 	g.decided = true
-	level := g.kind()
+	level := g.compressLevel()
 	if level != 0 {
 		g.Header().Add("Vary", "Accept-Encoding")
 	}
