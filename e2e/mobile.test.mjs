@@ -139,8 +139,13 @@ async function storedSoon(page, key) {
   }
 }
 
-/** listReady waits until the list has loaded (cards or the empty message). */
+/**
+ * listReady waits until the island has taken the list over and it has loaded (cards or the
+ * empty message). The server's first render has the same search field and buttons, but no
+ * script listens to them: text filled in before the island mounts is lost with that render.
+ */
 async function listReady(page) {
+  await page.waitForSelector('#app[data-mounted]');
   await page.waitForSelector('[data-testid=lead-list], [data-testid=list-empty]');
   await page.locator('[data-testid=list-loading]').waitFor({ state: 'detached' });
 }
