@@ -580,6 +580,34 @@ test('search finds a lead by id, company, customer, email, phone, stage and stat
   }
 });
 
+test('text typed into the server-drawn search field before the island mounts is kept, focused and searched for', async () => {
+  const { context, page } = await phone({ serviceWorkers: 'block' });
+  try {
+    await signIn(page);
+    const v = unique('Early');
+    const lead = await createViaAPI(page, v);
+    // Hold the app's bundle back (its preload and its script) until the user has typed.
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await page.route(/\/mobile-[A-Z0-9]+\.js/, async (route) => { await held; await route.continue(); });
+    await page.goto(LIST, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('[data-testid=lead-list]');
+    assert.equal(await page.getAttribute('#app', 'data-mounted'), null, 'the island is not there yet');
+    await page.fill('[data-testid=search]', v.company);
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/list-customer-lead') &&
+      new URL(r.url()).searchParams.get('search') === v.company);
+    release();
+    await answered;
+    await listReady(page);
+    assert.equal(await page.inputValue('[data-testid=search]'), v.company);
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'search', 'the focus stayed in the field');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 1);
+    assert.deepEqual(await texts(page.locator('[data-testid=lead-id]')), [`Lead ID: ${lead.id}`]);
+  } finally {
+    await context.close();
+  }
+});
+
 test('step 1 shows each message when it should, and Next on an invalid form marks every field', async () => {
   const { context, page } = await phone();
   try {

@@ -24,6 +24,13 @@ interface Props {
   requestMasters: () => void;
   /** The first page the server rendered into the page (default query), shown at once. */
   initial?: LeadPage | null;
+  /** What the user typed into the server-drawn search field before the island took it over. */
+  typedSearch?: TypedSearch;
+}
+
+export interface TypedSearch {
+  text: string;
+  focused: boolean;
 }
 
 type Source = 'server' | 'cache' | 'phone';
@@ -39,9 +46,10 @@ const SEARCH_DEBOUNCE_MS = 300;
 const sorts: SortKey[] = ['recent', 'name', 'stage'];
 const initialQuery: ListQuery = { search: '', sort: 'recent', stage: 0, status: 0 };
 
-export function LeadList({ online, queue, profile, masters, requestMasters, initial }: Props) {
+export function LeadList({ online, queue, profile, masters, requestMasters, initial, typedSearch }: Props) {
   const [query, setQuery] = useState<ListQuery>(initialQuery);
-  const [searchText, setSearchText] = useState('');
+  // Typed before the island mounted: kept, and searched for once the user pauses, as typed here.
+  const [searchText, setSearchText] = useState(() => typedSearch?.text ?? '');
   const [panel, setPanel] = useState<'sort' | 'filter' | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
   // With the server's first page the first render is the loaded list, as the server drew it.
@@ -123,6 +131,16 @@ export function LeadList({ online, queue, profile, masters, requestMasters, init
 
   useEffect(() => {
     document.title = t('leads.title');
+  }, []);
+
+  // The server's field had the focus: this one takes it, the caret after the text.
+  const typedFocus = useRef(typedSearch?.focused ?? false);
+  useEffect(() => {
+    if (!typedFocus.current) return;
+    typedFocus.current = false;
+    const el = searchInput.current;
+    el?.focus();
+    el?.setSelectionRange(el.value.length, el.value.length);
   }, []);
 
   // Load on open and on every query change; refresh when the connection comes back and
