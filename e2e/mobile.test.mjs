@@ -608,6 +608,33 @@ test('text typed into the server-drawn search field before the island mounts is 
   }
 });
 
+test('a tap on sort, filter or the menu before the island mounts opens it once the island is there', async () => {
+  const { context, page } = await phone({ serviceWorkers: 'block' });
+  try {
+    await signIn(page);
+    for (const [button, opened] of [['filter-button', 'filter-panel'], ['sort-button', 'sort-panel'], ['menu-button', 'side-menu']]) {
+      let release;
+      const held = new Promise((resolve) => { release = resolve; });
+      await page.route(/\/mobile-[A-Z0-9]+\.js/, async (route) => { await held; await route.continue(); });
+      await page.goto(LIST, { waitUntil: 'domcontentloaded' });
+      await page.waitForSelector('[data-testid=lead-list]');
+      assert.equal(await page.getAttribute('#app', 'data-mounted'), null, 'the island is not there yet');
+      await page.click(`[data-testid=${button}]`);
+      release();
+      await page.locator(`[data-testid=${opened}]`).waitFor();
+      await page.unroute(/\/mobile-[A-Z0-9]+\.js/);
+      if (opened === 'filter-panel') {
+        // The filter's choices come as a tap after the island mounted would bring them.
+        const stages = await api(page, '/v1/api/dropdown-lead-stage-master');
+        await page.locator('#filter-stage option').nth(stages.length).waitFor({ state: 'attached' });
+      }
+      assert.equal(await page.getAttribute(`[data-testid=${button}]`, 'aria-expanded'), 'true', button);
+    }
+  } finally {
+    await context.close();
+  }
+});
+
 test('step 1 shows each message when it should, and Next on an invalid form marks every field', async () => {
   const { context, page } = await phone();
   try {

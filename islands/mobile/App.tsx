@@ -10,7 +10,7 @@ import { config, loadConfig } from './config';
 import { readFirstPage } from './first';
 import { loadMessages, setMessages, t } from './i18n';
 import { buildPayload, leadFromPayload } from './leads';
-import { LeadList, type TypedSearch } from './LeadList';
+import { LeadList, type EarlyInput } from './LeadList';
 import { afterSend, enqueue, forOwner, onQueueChange, onSynced, readQueue, sendNow, startAutoSync, type QueuedLead } from './queue';
 import { navigate, ROUTES, usePath } from './router';
 import * as storage from './storage';
@@ -28,8 +28,8 @@ export interface AppProps {
   scope: string;
   /** The id of the data block of the list the server rendered (the list screen only). */
   firstPage?: string;
-  /** Text typed into the server-drawn list's search field before the island mounted. */
-  typedSearch?: TypedSearch;
+  /** What the user did on the server-drawn list before the island mounted (main.tsx). */
+  early?: EarlyInput;
 }
 
 function useOnline(): boolean {
@@ -77,10 +77,10 @@ export function App(props: AppProps) {
     }
   }, [first, props.localesUrl, props.configUrl, props.swUrl, props.scope]);
   if (!ready) return <p className="m-boot" role="status">…</p>;
-  return <Screens firstPage={first?.list ?? null} typedSearch={props.typedSearch} />;
+  return <Screens firstPage={first?.list ?? null} early={props.early} />;
 }
 
-function Screens({ firstPage, typedSearch }: { firstPage: LeadPage | null; typedSearch?: TypedSearch }) {
+function Screens({ firstPage, early }: { firstPage: LeadPage | null; early?: EarlyInput }) {
   const path = usePath();
   // The server's first page is the list's first render only: once the user has left the
   // list, it loads as usual when they come back.
@@ -242,5 +242,5 @@ function Screens({ firstPage, typedSearch }: { firstPage: LeadPage | null; typed
     return <AddLeadStep2 value={addresses} onChange={setAddresses} onSubmit={submit} />;
   }
   return <LeadList online={online} queue={forOwner(queue, profile)} profile={profile} masters={masters} requestMasters={requestMasters}
-    initial={initialList.current} typedSearch={initialList.current ? typedSearch : undefined} />;
+    initial={initialList.current} early={initialList.current ? early : undefined} />;
 }

@@ -24,13 +24,17 @@ interface Props {
   requestMasters: () => void;
   /** The first page the server rendered into the page (default query), shown at once. */
   initial?: LeadPage | null;
-  /** What the user typed into the server-drawn search field before the island took it over. */
-  typedSearch?: TypedSearch;
+  /** What the user did on the server-drawn list before the island took it over. */
+  early?: EarlyInput;
 }
 
-export interface TypedSearch {
-  text: string;
-  focused: boolean;
+/** EarlyInput is what the user did on the server-drawn list before the island mounted. */
+export interface EarlyInput {
+  /** Text typed into the search field, and whether the field still had the focus. */
+  search: string;
+  searchFocused: boolean;
+  /** The last of the sort, filter and menu buttons tapped. */
+  tapped?: 'sort' | 'filter' | 'menu';
 }
 
 type Source = 'server' | 'cache' | 'phone';
@@ -46,12 +50,13 @@ const SEARCH_DEBOUNCE_MS = 300;
 const sorts: SortKey[] = ['recent', 'name', 'stage'];
 const initialQuery: ListQuery = { search: '', sort: 'recent', stage: 0, status: 0 };
 
-export function LeadList({ online, queue, profile, masters, requestMasters, initial, typedSearch }: Props) {
+export function LeadList({ online, queue, profile, masters, requestMasters, initial, early }: Props) {
   const [query, setQuery] = useState<ListQuery>(initialQuery);
-  // Typed before the island mounted: kept, and searched for once the user pauses, as typed here.
-  const [searchText, setSearchText] = useState(() => typedSearch?.text ?? '');
-  const [panel, setPanel] = useState<'sort' | 'filter' | null>(null);
-  const [menuOpen, setMenuOpen] = useState(false);
+  // What the user did before the island mounted carries on here: the text typed is searched
+  // for once they pause, as if typed here, and the panel or menu tapped is open.
+  const [searchText, setSearchText] = useState(() => early?.search ?? '');
+  const [panel, setPanel] = useState<'sort' | 'filter' | null>(() => (early?.tapped === 'sort' || early?.tapped === 'filter' ? early.tapped : null));
+  const [menuOpen, setMenuOpen] = useState(() => early?.tapped === 'menu');
   // With the server's first page the first render is the loaded list, as the server drew it.
   const [first] = useState(() => initial ?? null);
   const [list, setList] = useState<ListState>(() => first
@@ -133,15 +138,19 @@ export function LeadList({ online, queue, profile, masters, requestMasters, init
     document.title = t('leads.title');
   }, []);
 
-  // The server's field had the focus: this one takes it, the caret after the text.
-  const typedFocus = useRef(typedSearch?.focused ?? false);
+  // Taken over from the server's render: the search field's focus, the caret after the text
+  // (unless a panel or the menu was tapped since), and the filter panel's masters.
+  const earlyRef = useRef(early);
   useEffect(() => {
-    if (!typedFocus.current) return;
-    typedFocus.current = false;
-    const el = searchInput.current;
-    el?.focus();
-    el?.setSelectionRange(el.value.length, el.value.length);
-  }, []);
+    const e = earlyRef.current;
+    earlyRef.current = undefined;
+    if (e?.tapped === 'filter') requestMasters();
+    if (e?.searchFocused && !e.tapped) {
+      const el = searchInput.current;
+      el?.focus();
+      el?.setSelectionRange(el.value.length, el.value.length);
+    }
+  }, [requestMasters]);
 
   // Load on open and on every query change; refresh when the connection comes back and
   // after leads from the queue reached the server.

@@ -3,6 +3,15 @@
 // drawn by the server; evaluating the bundle first would hold that paint back by the time
 // a phone takes to run it (on a repeat visit the bundle is at hand before the first paint).
 const me = document.currentScript as HTMLScriptElement | null;
+
+// Until the island mounts, the server-drawn list's sort, filter and menu buttons (each with
+// data-tap, views/mobile/mobile.templ) have no handler of their own: note the last one
+// tapped on #app (data-tapped), for the island to open what it opens (main.tsx).
+const app = document.getElementById('app');
+app?.addEventListener('click', (e) => {
+  const tapped = (e.target as Element | null)?.closest<HTMLElement>('[data-tap]')?.dataset.tap;
+  if (tapped && app && !app.dataset.mounted) app.dataset.tapped = tapped;
+});
 const src = me?.dataset.bundle;
 let started = false;
 
