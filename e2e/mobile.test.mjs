@@ -150,6 +150,26 @@ async function listReady(page) {
   await page.locator('[data-testid=list-loading]').waitFor({ state: 'detached' });
 }
 
+/**
+ * openListHeld opens the list with the app's bundle (its preload and its script) held back:
+ * the server's render is on screen and no island has mounted. The returned function lets
+ * the bundle through.
+ */
+async function openListHeld(page) {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  const bundle = /\/mobile-[A-Z0-9]+\.js/;
+  await page.route(bundle, async (route) => { await held; await route.continue(); });
+  await page.goto(LIST, { waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('[data-testid=lead-list]');
+  assert.equal(await page.getAttribute('#app', 'data-mounted'), null, 'the island is not there yet');
+  return async () => {
+    release();
+    await page.waitForSelector('#app[data-mounted]');
+    await page.unroute(bundle);
+  };
+}
+
 const texts = async (loc) => (await loc.allInnerTexts()).map((s) => s.trim());
 
 async function fillStep1(page, v, { type = 1, source = 1 } = {}) {
@@ -586,17 +606,11 @@ test('text typed into the server-drawn search field before the island mounts is 
     await signIn(page);
     const v = unique('Early');
     const lead = await createViaAPI(page, v);
-    // Hold the app's bundle back (its preload and its script) until the user has typed.
-    let release;
-    const held = new Promise((resolve) => { release = resolve; });
-    await page.route(/\/mobile-[A-Z0-9]+\.js/, async (route) => { await held; await route.continue(); });
-    await page.goto(LIST, { waitUntil: 'domcontentloaded' });
-    await page.waitForSelector('[data-testid=lead-list]');
-    assert.equal(await page.getAttribute('#app', 'data-mounted'), null, 'the island is not there yet');
+    const release = await openListHeld(page);
     await page.fill('[data-testid=search]', v.company);
     const answered = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith('/list-customer-lead') &&
       new URL(r.url()).searchParams.get('search') === v.company);
-    release();
+    await release();
     await answered;
     await listReady(page);
     assert.equal(await page.inputValue('[data-testid=search]'), v.company);
@@ -613,16 +627,10 @@ test('a tap on sort, filter or the menu before the island mounts opens it once t
   try {
     await signIn(page);
     for (const [button, opened] of [['filter-button', 'filter-panel'], ['sort-button', 'sort-panel'], ['menu-button', 'side-menu']]) {
-      let release;
-      const held = new Promise((resolve) => { release = resolve; });
-      await page.route(/\/mobile-[A-Z0-9]+\.js/, async (route) => { await held; await route.continue(); });
-      await page.goto(LIST, { waitUntil: 'domcontentloaded' });
-      await page.waitForSelector('[data-testid=lead-list]');
-      assert.equal(await page.getAttribute('#app', 'data-mounted'), null, 'the island is not there yet');
+      const release = await openListHeld(page);
       await page.click(`[data-testid=${button}]`);
-      release();
+      await release();
       await page.locator(`[data-testid=${opened}]`).waitFor();
-      await page.unroute(/\/mobile-[A-Z0-9]+\.js/);
       if (opened === 'filter-panel') {
         // The filter's choices come as a tap after the island mounted would bring them.
         const stages = await api(page, '/v1/api/dropdown-lead-stage-master');
