@@ -5,7 +5,9 @@
 // serious or critical axe-core violation. A screenshot of each page at each size goes to
 // e2e/screenshots/ (git-ignored) for a person to look at.
 //
-// One server, one signed-in context; the pages are visited one after the other.
+// One server, one signed-in context; the pages are visited one after the other. Each size is
+// a test file of its own (layout-phone.test.mjs, layout-laptop.test.mjs), so that each file
+// stays well inside the runner's time limit for a file on a slow machine.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
@@ -13,10 +15,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { startServer, launchBrowser, login, ADMIN, ROOT } from './harness.mjs';
 
-const SIZES = [
-  { name: '360', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true },
-  { name: '1280', viewport: { width: 1280, height: 800 } },
-];
+export const PHONE = { name: '360', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
+export const LAPTOP = { name: '1280', viewport: { width: 1280, height: 800 } };
 const SHOTS = join(ROOT, 'e2e', 'screenshots');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -247,7 +247,8 @@ async function axe() {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')})`);
 }
 
-for (const size of SIZES) {
+// everyPageAt checks every page at one size (PHONE or LAPTOP), in the test file that calls it.
+export function everyPageAt(size) {
   test(`every page at ${size.viewport.width} × ${size.viewport.height}`, async (t) => {
     // The signed-in session, in a context with this size's screen (touch, mobile viewport).
     const sized = await browser.newContext({ locale: 'en-US', ...size, storageState: await context.storageState() });
