@@ -22,7 +22,7 @@ run: build
 # Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
 test: lint typecheck audit build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
-    {{just_executable()}} fuzz
+    {{just_executable()}} fuzz quick
     TEST_DATABASE_URL='{{pg_url}}' go test -race -count=1 ./app/importer ./app/jobs ./app/mail ./cmd/crm
     node --test --test-concurrency=1 --test-timeout=180000 e2e/
 
@@ -48,26 +48,40 @@ audit:
 vulncheck:
     go run golang.org/x/vuln/cmd/govulncheck@latest ./...
 
-# Each fuzz target for 3,000 executions (go test -fuzz; their seed corpora, f.Add and
-# testdata/fuzz/, run with every `go test`). Every `func Fuzz…` of app/ and cmd/ is found, and
-# each package's instrumented test binary is built once for all its targets (one link, not
-# one a target: that was most of this recipe's time). A crash is written to the package's
-# testdata/fuzz/<target>/ and stays there as a test case. FUZZTIME=100000x to dig longer.
-fuzz:
+# Each fuzz target of app/ and cmd/ (every `func Fuzz…` is found; their seed corpora, f.Add and
+# testdata/fuzz/, run with every `go test`). A crash is written to the package's
+# testdata/fuzz/<target>/ and stays there as a test case. Two ways to run them:
+# - `npx just fuzz` (guided, to dig): each package's test binary built once with coverage
+#   instrumentation (go test -c -fuzz), each target 3,000 executions; FUZZTIME=100000x to dig
+#   longer.
+# - `npx just fuzz quick` (part of `test`): the same targets in the test binaries `go test ./...`
+#   has just built, without instrumentation: random mutations of the seeds, 50,000 executions
+#   each. Instrumenting compiles every package a binary links a second time, the standard
+#   library's included (343 s of a cold CI machine's run, docs/PERFORMANCE.md "Thirteenth
+#   round"); the quick run costs a link a package.
+fuzz MODE="guided":
     #!/usr/bin/env bash
     # A count of executions, not a duration: Go 1.26's fuzz coordinator can fail a target
     # with "context deadline exceeded" when a duration ends while a worker is busy (a race
     # in the coordinator, go.dev/issue/75804, fixed in Go 1.27).
     set -euo pipefail
+    case "{{MODE}}" in
+        guided) runs="${FUZZTIME:-3000x}" ;;
+        quick) runs="${FUZZTIME:-50000x}" ;;
+        *) echo "just fuzz: MODE is guided or quick, not {{MODE}}" >&2; exit 2 ;;
+    esac
     bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
     cache=$(go env GOCACHE)/fuzz
     for dir in $(grep -l '^func Fuzz' app/*/*_test.go app/*/*/*_test.go cmd/*/*_test.go 2>/dev/null | xargs -n1 dirname | sort -u); do
         targets=$(grep -h -o '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | cut -d' ' -f2)
         pkg=$(go list "./$dir")
-        go test -c -fuzz "^$(echo "$targets" | head -n1)\$" -o "$bin/fuzz.test" "./$dir"
+        build=()
+        if [ "{{MODE}}" = guided ]; then build=(-fuzz "^$(echo "$targets" | head -n1)\$"); fi
+        go test -c "${build[@]}" -o "$bin/fuzz.test" "./$dir"
         for t in $targets; do
-            echo "fuzz $pkg $t"
-            (cd "$dir" && "$bin/fuzz.test" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "${FUZZTIME:-3000x}" -test.fuzzcachedir "$cache/$pkg")
+            echo "fuzz ({{MODE}}) $pkg $t"
+            # (quick: the binary warns once a target that it has no coverage to guide it)
+            (cd "$dir" && "$bin/fuzz.test" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "$runs" -test.fuzzcachedir "$cache/{{MODE}}/$pkg" 2>&1 | grep -v '^warning: the test binary was not built with coverage')
         done
     done
 
