@@ -186,10 +186,13 @@ func probesEach(t *testing.T, s Scope, n int, state string) {
 		name := fmt.Sprintf("Renamed %d", i)
 		recs[i] = changedColumns{l.ID, []columnValue{{"company_name", name}, {"search_text", strings.ToLower(name)},
 			{"updated_at", time.Now()}}}
+		if i%3 == 0 { // a column only some records change: one statement still, with a flag per record
+			recs[i].columns = append(recs[i].columns, columnValue{"owner_id", (*int64)(nil)})
+		}
 	}
 	update := s.updateStatements(LeadEntity, recs)
 	if len(update) != 1 {
-		t.Fatalf("%s: %d statements for one group of %d records", state, len(update), len(recs))
+		t.Fatalf("%s: %d statements for a batch of %d records", state, len(update), len(recs))
 	}
 	var found []Lead
 	for name, st := range map[string]rawStatement{

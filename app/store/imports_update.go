@@ -128,12 +128,8 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 }
 
 // updateByID writes the changed columns of records of the entity the scope may reach, by
-// id: one UPDATE ... FROM per group of records that change the same columns (a batch's rows
-// mostly change the same ones, so a batch is a statement or a few, not one per record), in
-// id order; the values come as one array a column on PostgreSQL (unnest), as VALUES on
-// SQLite. A column that does not
-// change is not written: its indexes, its search entry and the counter triggers that
-// watch it are left alone.
+// id. A column that does not change is not written: its indexes, its search entry and the
+// counter triggers that watch it are left alone.
 //
 // The tenant is compared as in every statement on a batch's records (batchTenant): with
 // the tenant as a constant the planner walked the tenant's leads for each statement
@@ -158,33 +154,111 @@ type rawStatement struct {
 	args  []any
 }
 
-// updateStatements are the statements updateByID runs, in order.
+// updateStatements are the statements updateByID runs, in order: on PostgreSQL one for the
+// batch (pgUpdateStatements), on SQLite one per group of records that change the same
+// columns (sqliteUpdateStatements).
 func (s Scope) updateStatements(e *Entity, recs []changedColumns) []rawStatement {
-	table, alias := e.Table, e.Alias
-	whose, whoseArgs := s.whose(e.Feature, alias+".owner_id", alias+".created_by")
-	pg := s.Dialect() == Postgres
-	var search []changedColumns
-	if !pg {
-		// SQLite: the search text of every record in one statement, after the others. FTS5
-		// writes what a statement added to its index as a new segment when the next statement
-		// begins, and merges segments as they pile up: with a statement per group of columns,
-		// a batch of a file whose rows change different columns made a dozen small segments
-		// and their merges (a third of the time of an update of 100,000 rows).
-		split := make([]changedColumns, 0, len(recs))
-		for _, r := range recs {
-			i := slices.IndexFunc(r.columns, func(c columnValue) bool { return c.column == "search_text" })
-			if i < 0 {
-				split = append(split, r)
-				continue
+	if s.Dialect() == Postgres {
+		return s.pgUpdateStatements(e, recs)
+	}
+	return s.sqliteUpdateStatements(e, recs)
+}
+
+// updateTail is what every update statement ends with: the join on the records' ids, the
+// tenant, and the caller's reach.
+func (s Scope) updateTail(e *Entity, q *strings.Builder, args []any) []any {
+	whose, whoseArgs := s.whose(e.Feature, e.Alias+".owner_id", e.Alias+".created_by")
+	q.WriteString(" FROM v WHERE " + e.Alias + ".id = v.id AND " + e.Alias + ".tenant_id = " + s.batchTenant())
+	args = append(args, s.TenantID)
+	if whose != "" {
+		q.WriteString(" AND " + whose)
+		args = append(args, whoseArgs...)
+	}
+	return args
+}
+
+// pgUpdateStatements writes every record of the batch with one statement (a chunk of
+// MaxImportBatch records each): the values as one array a column (unnest), so the
+// statement's text is a few dozen arrays whatever its records. A column only some records
+// change carries a second array, whether each does, and keeps the others' value (CASE):
+// PostgreSQL decides what an index needs from the values a row ends with, not from the
+// columns the statement names, so a column written with its own value costs no index entry.
+// One statement instead of one per group of columns (a dozen a batch of the realistic file)
+// plans once and fires the statement triggers (the counters') once.
+func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStatement {
+	recs = slices.Clone(recs)
+	slices.SortFunc(recs, func(x, y changedColumns) int { return cmp.Compare(x.id, y.id) })
+	var out []rawStatement
+	for len(recs) > 0 {
+		chunk := recs[:min(len(recs), MaxImportBatch)]
+		recs = recs[len(chunk):]
+		changes := map[string]int{} // column → how many records change it
+		for _, r := range chunk {
+			for _, c := range r.columns {
+				changes[c.column]++
 			}
-			search = append(search, changedColumns{r.id, r.columns[i : i+1]})
-			split = append(split, changedColumns{r.id, slices.Delete(slices.Clone(r.columns), i, i+1)})
 		}
-		recs = split
+		cols := make([]string, 0, len(changes))
+		for c := range changes {
+			cols = append(cols, c)
+		}
+		slices.Sort(cols)
+		var q strings.Builder
+		args := []any{pgdialect.Array(columnArray(chunk, ""))}
+		names := []string{"id"}
+		q.WriteString("WITH v AS (SELECT * FROM unnest(CAST(? AS bigint[])")
+		for _, c := range cols {
+			q.WriteString(", CAST(? AS " + columnTypes[c] + "[])")
+			args = append(args, pgdialect.Array(columnArray(chunk, c)))
+			names = append(names, c)
+			if changes[c] < len(chunk) {
+				q.WriteString(", CAST(? AS boolean[])")
+				args = append(args, pgdialect.Array(columnChanged(chunk, c)))
+				names = append(names, c+"__set")
+			}
+		}
+		q.WriteString(") AS v (" + strings.Join(names, ", ") + ")) UPDATE " + e.Table + " AS " + e.Alias + " SET ")
+		for i, c := range cols {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			if changes[c] < len(chunk) {
+				q.WriteString(c + " = CASE WHEN v." + c + "__set THEN v." + c + " ELSE " + e.Alias + "." + c + " END")
+			} else {
+				q.WriteString(c + " = v." + c)
+			}
+		}
+		args = s.updateTail(e, &q, args)
+		out = append(out, rawStatement{q.String(), args})
+	}
+	return out
+}
+
+// sqliteUpdateStatements writes the records one statement per group of records that change
+// the same columns (a batch's rows mostly change the same ones, so a batch is a statement
+// or a few), in id order, the values as VALUES. SQLite rewrites the index entries of every
+// column a statement names, whether its value changes or not, so the groups name only what
+// their records change.
+func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawStatement {
+	// The search text of every record in one statement, after the others. FTS5 writes what
+	// a statement added to its index as a new segment when the next statement begins, and
+	// merges segments as they pile up: with a statement per group of columns, a batch of a
+	// file whose rows change different columns made a dozen small segments and their merges
+	// (a third of the time of an update of 100,000 rows).
+	var search []changedColumns
+	split := make([]changedColumns, 0, len(recs))
+	for _, r := range recs {
+		i := slices.IndexFunc(r.columns, func(c columnValue) bool { return c.column == "search_text" })
+		if i < 0 {
+			split = append(split, r)
+			continue
+		}
+		search = append(search, changedColumns{r.id, r.columns[i : i+1]})
+		split = append(split, changedColumns{r.id, slices.Delete(slices.Clone(r.columns), i, i+1)})
 	}
 	groups := map[string][]changedColumns{}
 	var keys []string
-	for _, r := range recs {
+	for _, r := range split {
 		names := make([]string, len(r.columns))
 		for i, c := range r.columns {
 			names[i] = c.column
@@ -208,81 +282,88 @@ func (s Scope) updateStatements(e *Entity, recs []changedColumns) []rawStatement
 			chunk := group[:min(len(group), MaxImportBatch)]
 			group = group[len(chunk):]
 			var q strings.Builder
-			var args []any
-			if pg {
-				// The values as one array a column: a statement's text is a few dozen
-				// arrays whatever its records, instead of a cast of each cell that the
-				// server parses and plans one by one.
-				q.WriteString("WITH v AS (SELECT * FROM unnest(CAST(? AS bigint[])")
-				args = append(args, pgdialect.Array(columnArray(chunk, -1)))
-				for i, c := range cols {
-					q.WriteString(", CAST(? AS " + columnTypes[c] + "[])")
-					args = append(args, pgdialect.Array(columnArray(chunk, i)))
+			args := make([]any, 0, len(chunk)*(len(cols)+1)+3)
+			q.WriteString("WITH v (id, " + k + ") AS (VALUES ")
+			for i, r := range chunk {
+				if i > 0 {
+					q.WriteString(", ")
 				}
-				q.WriteString(") AS v (id, " + k + "))")
-			} else {
-				args = make([]any, 0, len(chunk)*(len(cols)+1)+3)
-				q.WriteString("WITH v (id, " + k + ") AS (VALUES ")
-				for i, r := range chunk {
-					if i > 0 {
-						q.WriteString(", ")
-					}
-					q.WriteString("(?")
-					args = append(args, r.id)
-					for _, c := range r.columns {
-						q.WriteString(", ?")
-						args = append(args, c.value)
-					}
-					q.WriteString(")")
+				q.WriteString("(?")
+				args = append(args, r.id)
+				for _, c := range r.columns {
+					q.WriteString(", ?")
+					args = append(args, c.value)
 				}
 				q.WriteString(")")
 			}
-			q.WriteString(" UPDATE " + table + " AS " + alias + " SET ")
+			q.WriteString(") UPDATE " + e.Table + " AS " + e.Alias + " SET ")
 			for i, c := range cols {
 				if i > 0 {
 					q.WriteString(", ")
 				}
 				q.WriteString(c + " = v." + c)
 			}
-			q.WriteString(" FROM v WHERE " + alias + ".id = v.id AND " + alias + ".tenant_id = " + s.batchTenant())
-			args = append(args, s.TenantID)
-			if whose != "" {
-				q.WriteString(" AND " + whose)
-				args = append(args, whoseArgs...)
-			}
+			args = s.updateTail(e, &q, args)
 			out = append(out, rawStatement{q.String(), args})
 		}
 	}
 	return out
 }
 
-// columnArray is the values of the chunk's column i (the ids for -1) as a slice of their
-// type, for pgdialect.Array: text and bigint columns as pointers, nil for NULL.
-func columnArray(chunk []changedColumns, i int) any {
-	if i < 0 {
+// columnValueOf is the value a record gives a column, and whether it changes it.
+func columnValueOf(r changedColumns, column string) (any, bool) {
+	for _, c := range r.columns {
+		if c.column == column {
+			return c.value, true
+		}
+	}
+	return nil, false
+}
+
+// columnChanged is, for each record of the chunk, whether it changes the column.
+func columnChanged(chunk []changedColumns, column string) []bool {
+	out := make([]bool, len(chunk))
+	for j, r := range chunk {
+		_, out[j] = columnValueOf(r, column)
+	}
+	return out
+}
+
+// columnArray is the values the chunk's records give a column (the ids for "") as a slice
+// of its type, for pgdialect.Array: text and bigint columns as pointers, nil for NULL and
+// for a record that does not change the column (its flag, columnChanged, keeps the row's own
+// value).
+func columnArray(chunk []changedColumns, column string) any {
+	if column == "" {
 		ids := make([]int64, len(chunk))
 		for j, r := range chunk {
 			ids[j] = r.id
 		}
 		return ids
 	}
-	switch columnTypes[chunk[0].columns[i].column] {
+	switch columnTypes[column] {
 	case "bigint":
 		out := make([]*int64, len(chunk))
 		for j, r := range chunk {
-			out[j] = r.columns[i].value.(*int64)
+			if v, ok := columnValueOf(r, column); ok {
+				out[j] = v.(*int64)
+			}
 		}
 		return out
 	case "timestamptz":
-		out := make([]time.Time, len(chunk))
+		out := make([]*time.Time, len(chunk))
 		for j, r := range chunk {
-			out[j] = r.columns[i].value.(time.Time)
+			if v, ok := columnValueOf(r, column); ok {
+				t := v.(time.Time)
+				out[j] = &t
+			}
 		}
 		return out
 	}
 	out := make([]*string, len(chunk))
 	for j, r := range chunk {
-		switch v := r.columns[i].value.(type) {
+		v, _ := columnValueOf(r, column)
+		switch v := v.(type) {
 		case string:
 			out[j] = &v
 		case *string:
