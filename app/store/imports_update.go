@@ -204,16 +204,21 @@ func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStateme
 		}
 		slices.Sort(cols)
 		var q strings.Builder
-		args := []any{pgdialect.Array(columnArray(chunk, ""))}
+		ids := make([]int64, len(chunk))
+		for j, r := range chunk {
+			ids[j] = r.id
+		}
+		args := []any{pgdialect.Array(ids)}
 		names := []string{"id"}
 		q.WriteString("WITH v AS (SELECT * FROM unnest(CAST(? AS bigint[])")
 		for _, c := range cols {
+			values, changed := columnArray(chunk, c)
 			q.WriteString(", CAST(? AS " + columnTypes[c] + "[])")
-			args = append(args, pgdialect.Array(columnArray(chunk, c)))
+			args = append(args, pgdialect.Array(values))
 			names = append(names, c)
 			if changes[c] < len(chunk) {
 				q.WriteString(", CAST(? AS boolean[])")
-				args = append(args, pgdialect.Array(columnChanged(chunk, c)))
+				args = append(args, pgdialect.Array(changed))
 				names = append(names, c+"__set")
 			}
 		}
@@ -310,59 +315,42 @@ func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawSta
 	return out
 }
 
-// columnValueOf is the value a record gives a column, and whether it changes it.
-func columnValueOf(r changedColumns, column string) (any, bool) {
-	for _, c := range r.columns {
-		if c.column == column {
-			return c.value, true
-		}
-	}
-	return nil, false
-}
-
-// columnChanged is, for each record of the chunk, whether it changes the column.
-func columnChanged(chunk []changedColumns, column string) []bool {
-	out := make([]bool, len(chunk))
+// columnArray is the values the chunk's records give a column, as a slice of its type for
+// pgdialect.Array (text and bigint columns as pointers, nil for NULL), and which records
+// change it. A record that does not change the column has nil there: its flag keeps the
+// row's own value.
+func columnArray(chunk []changedColumns, column string) (any, []bool) {
+	changed := make([]bool, len(chunk))
+	values := make([]any, len(chunk))
 	for j, r := range chunk {
-		_, out[j] = columnValueOf(r, column)
-	}
-	return out
-}
-
-// columnArray is the values the chunk's records give a column (the ids for "") as a slice
-// of its type, for pgdialect.Array: text and bigint columns as pointers, nil for NULL and
-// for a record that does not change the column (its flag, columnChanged, keeps the row's own
-// value).
-func columnArray(chunk []changedColumns, column string) any {
-	if column == "" {
-		ids := make([]int64, len(chunk))
-		for j, r := range chunk {
-			ids[j] = r.id
+		for _, c := range r.columns {
+			if c.column == column {
+				values[j], changed[j] = c.value, true
+				break
+			}
 		}
-		return ids
 	}
 	switch columnTypes[column] {
 	case "bigint":
 		out := make([]*int64, len(chunk))
-		for j, r := range chunk {
-			if v, ok := columnValueOf(r, column); ok {
+		for j, v := range values {
+			if changed[j] {
 				out[j] = v.(*int64)
 			}
 		}
-		return out
+		return out, changed
 	case "timestamptz":
 		out := make([]*time.Time, len(chunk))
-		for j, r := range chunk {
-			if v, ok := columnValueOf(r, column); ok {
+		for j, v := range values {
+			if changed[j] {
 				t := v.(time.Time)
 				out[j] = &t
 			}
 		}
-		return out
+		return out, changed
 	}
 	out := make([]*string, len(chunk))
-	for j, r := range chunk {
-		v, _ := columnValueOf(r, column)
+	for j, v := range values {
 		switch v := v.(type) {
 		case string:
 			out[j] = &v
@@ -370,5 +358,5 @@ func columnArray(chunk []changedColumns, column string) any {
 			out[j] = v
 		}
 	}
-	return out
+	return out, changed
 }
