@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN, SALES } from './harness.mjs';
 import {
-  FIRST_LOAD_BUDGET, REPEAT_LOAD_BUDGET, LIST, server, proxy, browser, unique, phone, signIn, api, serverLeads, readStored, readQueue, storedSoon, listReady, texts, fillStep1, fillBilling, addLead, swReady, quiet,
+  FIRST_LOAD_BUDGET, REPEAT_LOAD_BUDGET, LIST, server, proxy, browser, unique, phone, signIn, api, serverLeads, readStored, readQueue, storedSoon, listReady, cardsShown, texts, fillStep1, fillBilling, addLead, swReady, quiet,
 } from './mobile.mjs';
 
 test('step 1 shows each message when it should, and Next on an invalid form marks every field', async () => {
@@ -293,7 +293,7 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       assert.equal((await card.locator('[data-testid=lead-sync]').innerText()).trim(), 'Waiting to sync');
       assert.equal((await page.textContent('[data-testid=waiting-count]')).trim(), '1 waiting to sync');
       // The cached list is still there, the waiting lead on top of it.
-      await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, cachedCards + 1);
+      await cardsShown(page, cachedCards + 1);
       assert.match(await page.locator('[data-testid=lead-card]').first().innerText(), new RegExp(v.company));
       const queue = await readQueue(page);
       assert.equal(queue.length, 1);
@@ -306,7 +306,7 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       for (const term of [v.company.toLowerCase(), v.name.toUpperCase(), v.email, v.phone.slice(2, 8)]) {
         await page.fill('[data-testid=search]', term);
         await card.waitFor();
-        await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 1);
+        await cardsShown(page, 1);
       }
       await page.fill('[data-testid=search]', 'zzz-no-such-lead');
       await page.getByText('No leads found', { exact: true }).waitFor();

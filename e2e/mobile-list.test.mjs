@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SALES } from './harness.mjs';
 import {
-  PHONE, LIST, SCREENS, run, server, proxy, browser, unique, phone, signIn, api, serverLeads, createViaAPI, storedSoon, listReady, openListHeld, texts, swReady,
+  PHONE, LIST, SCREENS, run, server, proxy, browser, unique, phone, signIn, api, serverLeads, createViaAPI, storedSoon, listReady, cardsShown, openListHeld, texts, swReady,
 } from './mobile.mjs';
 
 test('the sign-in page is phone-sized and leads back where the user was going', async () => {
@@ -166,7 +166,7 @@ test('the list\'s first page is in the HTML before any script runs; the island t
     assert.deepEqual(asked, [], 'the first page was asked for again');
     // The island works on it: a search asks the server.
     await page.fill('[data-testid=search]', data.result[0].company_email);
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 1);
+    await cardsShown(page, 1);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -279,9 +279,9 @@ test('more leads load as the user scrolls, 20 at a time', async () => {
     assert.equal(await cards.count(), 20);
     assert.deepEqual(pages, [], 'page 1 came with the page');
     await cards.last().scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 40);
+    await cardsShown(page, 40);
     await page.locator('[data-testid=lead-card]').last().scrollIntoViewIfNeeded();
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, Math.min(60, total));
+    await cardsShown(page, Math.min(60, total));
     assert.deepEqual(pages.slice(0, 2), [['2', '20'], ['3', '20']]);
     const ids = await page.locator('[data-testid=lead-id]').allInnerTexts();
     assert.equal(new Set(ids).size, ids.length, 'no lead shows twice');
@@ -333,14 +333,14 @@ test('sort and filter panels are never open together; sort and filter ask the se
     await page.click('[data-testid=filter-apply]');
     assert.equal(await filterPanel.count(), 0);
     const wonLeads = await api(page, `/v1/api/lead/list-customer-lead?page=1&limit=20&sort=name&stage_id=${won.value}`);
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, wonLeads.result.length);
+    await cardsShown(page, wonLeads.result.length);
     assert.ok(wonLeads.result.length > 0);
     for (const s of await texts(page.locator('[data-testid=lead-stage]'))) assert.equal(s, 'Won');
     await page.click('[data-testid=filter-button]');
     assert.equal(await page.inputValue('#filter-stage'), String(won.value));
     await page.click('[data-testid=filter-reset]');
     await listReady(page);
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lead-card]').length === n, byName.result.length);
+    await cardsShown(page, byName.result.length);
   } finally {
     await context.close();
   }
@@ -391,7 +391,7 @@ test('text typed into the server-drawn search field before the island mounts is 
     await listReady(page);
     assert.equal(await page.inputValue('[data-testid=search]'), v.company);
     assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'search', 'the focus stayed in the field');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid=lead-card]').length === 1);
+    await cardsShown(page, 1);
     assert.deepEqual(await texts(page.locator('[data-testid=lead-id]')), [`Lead ID: ${lead.id}`]);
   } finally {
     await context.close();

@@ -57,7 +57,47 @@ export async function phone(options = {}) {
   });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
+  keepTrail(page);
   return { context, page, alerts, errors };
+}
+
+// What a page asked the API and said on its console, the last entries of it, for a failed
+// wait to report (cardsShown): a failure in CI then says what the list was doing.
+const trails = new WeakMap();
+function keepTrail(page) {
+  const trail = [];
+  trails.set(page, trail);
+  const note = (line) => {
+    trail.push(`${new Date().toISOString().slice(11, 23)} ${line}`);
+    if (trail.length > 40) trail.shift();
+  };
+  const api = (url) => url.includes('/v1/api/');
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') note(`console.${m.type()}: ${m.text()}`); });
+  page.on('request', (r) => { if (api(r.url())) note(`→ ${r.method()} ${r.url()}`); });
+  page.on('response', (r) => { if (api(r.url())) note(`← ${r.status()} ${r.url()}`); });
+  page.on('requestfailed', (r) => note(`✗ ${r.url()}: ${r.failure()?.errorText}`));
+}
+
+/**
+ * cardsShown waits until the list shows n cards. When it does not, the error says what the
+ * list showed instead (its cards, the loading and empty states, the notes) and the page's
+ * last API calls and console errors.
+ */
+export async function cardsShown(page, n) {
+  try {
+    await page.waitForFunction((want) => document.querySelectorAll('[data-testid=lead-card]').length === want, n);
+  } catch (err) {
+    const seen = await page.evaluate(() => {
+      const has = (id) => document.querySelector(`[data-testid=${id}]`) !== null;
+      return {
+        cards: document.querySelectorAll('[data-testid=lead-card]').length,
+        loading: has('list-loading'), empty: has('list-empty'), cacheNote: has('cache-note'), offlineNote: has('offline-note'),
+        sortPanel: has('sort-panel'), filterPanel: has('filter-panel'), url: location.href,
+      };
+    }).catch((e) => `unreadable: ${e.message}`);
+    err.message += `\nwanted ${n} cards; the page showed ${JSON.stringify(seen)}\n${(trails.get(page) ?? []).join('\n')}`;
+    throw err;
+  }
 }
 
 /** signIn goes through the mobile sign-in page and makes the user's language English. */
