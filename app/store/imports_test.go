@@ -6,15 +6,11 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	neturl "net/url"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -22,6 +18,7 @@ import (
 	"time"
 
 	"crm/app/auth"
+	"crm/app/store/testclone"
 	"crm/app/validate"
 )
 
@@ -36,8 +33,9 @@ var errRollback = errors.New("rollback")
 // (and journey) or the same refusal.
 
 // eachImportDB runs fn once per engine, each on a fresh migrated database with a tenant,
-// its administrator and a sales rep: SQLite, and PostgreSQL (a schema of its own) when
-// TEST_DATABASE_URL is set, as storetest does (which this package's own tests cannot use).
+// its administrator and a sales rep: SQLite, and PostgreSQL (a database of its own) when
+// TEST_DATABASE_URL is set, copies of testclone's templates as storetest's (which this
+// package's own tests cannot use).
 func eachImportDB(t *testing.T, fn func(t *testing.T, db *DB, s Scope, admin, rep *User)) {
 	t.Helper()
 	dialects := []Dialect{SQLite}
@@ -56,43 +54,17 @@ func eachImportDB(t *testing.T, fn func(t *testing.T, db *DB, s Scope, admin, re
 func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 	t.Helper()
 	ctx := context.Background()
-	url := "sqlite:" + filepath.Join(t.TempDir(), "crm.db")
+	var url string
 	if d == Postgres {
-		base := os.Getenv("TEST_DATABASE_URL")
-		b := make([]byte, 6)
-		_, _ = rand.Read(b)
-		schema := "t_" + hex.EncodeToString(b)
-		admin, err := sql.Open("pgx", base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-			t.Fatalf("postgres unreachable at TEST_DATABASE_URL: %v", err)
-		}
-		_ = admin.Close()
-		t.Cleanup(func() {
-			if c, err := sql.Open("pgx", base); err == nil {
-				_, _ = c.Exec("DROP SCHEMA " + schema + " CASCADE")
-				_ = c.Close()
-			}
-		})
-		u, err := neturl.Parse(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("search_path", schema+",public")
-		u.RawQuery = q.Encode()
-		url = u.String()
+		url = testclone.Postgres(t, os.Getenv("TEST_DATABASE_URL"), migrateTemplate)
+	} else {
+		url = testclone.SQLite(t, migrateTemplate)
 	}
 	db, err := Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if d == Postgres {
 		db = asTestAppRole(t, db, url)
 	}
@@ -111,6 +83,17 @@ func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 // asTestAppRole reopens the migrated owner's db as the role storetest's tests use
 // (storetest.AppRole, which this package's own tests cannot import), so row-level security
 // binds the import tests too.
+// migrateTemplate migrates a template for testclone, as storetest's does.
+func migrateTemplate(ctx context.Context, url string) error {
+	db, err := Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Migrate(ctx)
+	return err
+}
+
 func asTestAppRole(t *testing.T, owner *DB, ownerURL string) *DB {
 	t.Helper()
 	ctx := context.Background()

@@ -363,28 +363,26 @@ func TestShippingSameAsBillingStoredOnce(t *testing.T) {
 }
 
 // analyzeAsOwner gathers the statistics of tables as autovacuum would, as the owner of the
-// PostgreSQL schema of s (TEST_DATABASE_URL with the scope's search_path): the scope's own
+// PostgreSQL database of s (TEST_DATABASE_URL's role, ownerURL): the scope's own
 // role may not analyze them.
 func analyzeAsOwner(t *testing.T, s Scope, tables string) {
 	t.Helper()
 	execAsOwner(t, s, "ANALYZE "+tables)
 }
 
-// ownerURL reaches the PostgreSQL schema of s as its owner: TEST_DATABASE_URL with the
-// scope's search_path.
+// ownerURL reaches the PostgreSQL database of s as its owner: TEST_DATABASE_URL's role on
+// the scope's database.
 func ownerURL(t *testing.T, s Scope) string {
 	t.Helper()
-	var path string
-	if err := s.idb.NewRaw("SELECT current_setting('search_path')").Scan(context.Background(), &path); err != nil {
+	var database string
+	if err := s.idb.NewRaw("SELECT current_database()").Scan(context.Background(), &database); err != nil {
 		t.Fatal(err)
 	}
 	u, err := neturl.Parse(os.Getenv("TEST_DATABASE_URL"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("search_path", path)
-	u.RawQuery = q.Encode()
+	u.Path = "/" + database
 	return u.String()
 }
 

@@ -1,8 +1,8 @@
 // Package storetest gives each test a fresh, migrated database: a SQLite file always, and a
-// PostgreSQL schema of its own when TEST_DATABASE_URL is set. On PostgreSQL the schema is
-// migrated by the TEST_DATABASE_URL role (the owner) and the test gets a connection as the
-// application role AppRole, which owns nothing and is bound by row-level security, as
-// `crm serve` is.
+// PostgreSQL database of its own when TEST_DATABASE_URL is set, each a copy of a template
+// migrated once (testclone). On PostgreSQL the test gets a connection as the application
+// role AppRole, which owns nothing and is bound by row-level security, as `crm serve` is;
+// Owner reaches the same database as the TEST_DATABASE_URL role, which owns the schema.
 package storetest
 
 import (
@@ -20,6 +20,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"crm/app/store"
+	"crm/app/store/testclone"
 )
 
 // Each runs fn as a subtest once per available engine, each with its own fresh database.
@@ -47,10 +48,16 @@ func Dialects() []store.Dialect {
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
 	ctx := context.Background()
-	dbURL := URL(t, d)
-	ownerURL := dbURL
+	var dbURL, ownerURL string
 	if d == store.Postgres {
-		dbURL = Migrated(t, dbURL)
+		base := os.Getenv("TEST_DATABASE_URL")
+		if base == "" {
+			t.Skip("TEST_DATABASE_URL not set")
+		}
+		ownerURL = testclone.Postgres(t, base, migrateTemplate)
+		dbURL = granted(t, ownerURL)
+	} else {
+		dbURL = testclone.SQLite(t, migrateTemplate)
 	}
 	db, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -63,12 +70,37 @@ func Open(t testing.TB, d store.Dialect) *store.DB {
 		}
 		owners.Store(db, ownerURL)
 		t.Cleanup(func() { owners.Delete(db) })
-		return db
-	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate %s: %v", d, err)
 	}
 	return db
+}
+
+// migrateTemplate migrates a template for testclone, as `crm migrate` would.
+func migrateTemplate(ctx context.Context, dbURL string) error {
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Migrate(ctx)
+	return err
+}
+
+// granted grants AppRole the server's rights on the migrated database at ownerURL and
+// returns the same URL logged in as AppRole. The grants are made on each copy, not in the
+// template, so that the template depends on the migrations alone.
+func granted(t testing.TB, ownerURL string) string {
+	t.Helper()
+	ctx := context.Background()
+	EnsureAppRole(t, ownerURL)
+	owner, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	defer owner.Close()
+	if err := owner.GrantApp(ctx, AppRole); err != nil {
+		t.Fatalf("grant %s: %v", AppRole, err)
+	}
+	return AsRole(t, ownerURL, AppRole)
 }
 
 // owners maps each PostgreSQL database Open returned to its owner's URL.
@@ -105,26 +137,6 @@ func OwnerURL(db *store.DB) string {
 const AppRole = "crm_test_app"
 
 var appRoleOnce sync.Once
-
-// Migrated migrates the PostgreSQL database at ownerURL as its owner, grants AppRole the
-// server's rights on it, and returns the same URL logged in as AppRole.
-func Migrated(t testing.TB, ownerURL string) string {
-	t.Helper()
-	ctx := context.Background()
-	owner, err := store.Open(ctx, ownerURL)
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	defer owner.Close()
-	if _, err := owner.Migrate(ctx); err != nil {
-		t.Fatalf("migrate postgres: %v", err)
-	}
-	EnsureAppRole(t, ownerURL)
-	if err := owner.GrantApp(ctx, AppRole); err != nil {
-		t.Fatalf("grant %s: %v", AppRole, err)
-	}
-	return AsRole(t, ownerURL, AppRole)
-}
 
 // AsRole returns url logged in as role (the test server trusts local connections).
 func AsRole(t testing.TB, dbURL, role string) string {
