@@ -292,6 +292,12 @@ test('more leads load as the user scrolls, 20 at a time', async () => {
 
 test('sort and filter panels are never open together; sort and filter ask the server', async () => {
   const { context, page } = await phone({ serviceWorkers: 'block' });
+  // Nobody scrolls here: every list asked for is a first page.
+  const further = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.endsWith('/list-customer-lead') && u.searchParams.get('page') !== '1') further.push(u.search);
+  });
   try {
     await signIn(page);
     await listReady(page);
@@ -341,6 +347,59 @@ test('sort and filter panels are never open together; sort and filter ask the se
     await page.click('[data-testid=filter-reset]');
     await listReady(page);
     await cardsShown(page, byName.result.length);
+    assert.deepEqual(further, [], 'only first pages were asked for');
+  } finally {
+    await context.close();
+  }
+});
+
+test('a late report that the end of the list was in view asks for no page once the end has moved away', async () => {
+  const { context, page } = await phone({ serviceWorkers: 'block' });
+  // A busy phone: the page holds the observer's reports back until the test lets them go,
+  // and notes every URL it fetches, synchronously.
+  await context.addInitScript(() => {
+    const Native = window.IntersectionObserver;
+    const io = { hold: false, queue: [], fetched: [] };
+    window.__io = io;
+    window.IntersectionObserver = class extends Native {
+      constructor(cb, options) {
+        super((entries, observer) => {
+          const run = () => cb(entries, observer);
+          if (io.hold) io.queue.push({ inView: entries.some((e) => e.isIntersecting), run });
+          else run();
+        }, options);
+      }
+    };
+    const nativeFetch = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      io.fetched.push(String(input instanceof Request ? input.url : input));
+      return nativeFetch(input, init);
+    };
+  });
+  try {
+    await signIn(page);
+    let total = (await api(page, '/v1/api/lead/list-customer-lead?limit=1')).total;
+    for (; total <= 20; total++) await createViaAPI(page, unique('Late'));
+    await page.reload();
+    await listReady(page);
+    await page.evaluate(() => { window.__io.hold = true; });
+    // The list by name is answered only once the end of the list, under "Loading", was
+    // reported in view: that report then arrives after the 20 cards pushed the end away.
+    await page.route(/\/list-customer-lead\?.*sort=name/, async (route) => {
+      await page.waitForFunction(() => window.__io.queue.some((q) => q.inView));
+      await route.continue();
+    });
+    await page.click('[data-testid=sort-button]');
+    await page.click('[data-testid=sort-name]');
+    await cardsShown(page, 20);
+    const asked = await page.evaluate(async () => {
+      window.__io.hold = false;
+      for (const q of window.__io.queue.splice(0)) q.run();
+      await new Promise((resolve) => setTimeout(resolve)); // the promise jobs the reports started
+      return window.__io.fetched.filter((u) => u.includes('/list-customer-lead') && !/[?&]page=1(&|$)/.test(u));
+    });
+    assert.deepEqual(asked, [], 'no next page while the end of the list is out of view');
+    assert.equal(await page.locator('[data-testid=lead-card]').count(), 20);
   } finally {
     await context.close();
   }

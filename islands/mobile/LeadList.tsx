@@ -47,6 +47,8 @@ interface ListState {
 }
 
 const SEARCH_DEBOUNCE_MS = 300;
+/** How near the end of the list (px below the screen) the next page is asked for. */
+const NEAR_END_PX = 200;
 const sorts: SortKey[] = ['recent', 'name', 'stage'];
 const initialQuery: ListQuery = { search: '', sort: 'recent', stage: 0, status: 0 };
 
@@ -182,25 +184,30 @@ export function LeadList({ online, queue, profile, masters, requestMasters, init
     return () => clearTimeout(timer);
   }, [searchText, query.search]);
 
-  // More leads when the end of the list scrolls into view.
+  // More leads when the end of the list scrolls into view. Whether it is in view is asked
+  // again when the observer's report arrives: the report may come after a render that moved
+  // the end away (a list loaded while the end showed under "Loading"), and the next page
+  // would then be asked for with nobody at the end.
   const sentinel = useRef<HTMLDivElement>(null);
   const more = useRef(loadMore);
   more.current = loadMore;
+  const moreIfAtEnd = useCallback(() => {
+    const el = sentinel.current;
+    if (el && el.getBoundingClientRect().top < window.innerHeight + NEAR_END_PX) void more.current();
+  }, []);
   useEffect(() => {
     const el = sentinel.current;
     if (!el || typeof IntersectionObserver !== 'function') return;
     const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) void more.current();
-    }, { rootMargin: '200px' });
+      if (entries.some((e) => e.isIntersecting)) moreIfAtEnd();
+    }, { rootMargin: `${NEAR_END_PX}px` });
     io.observe(el);
     return () => io.disconnect();
-  }, []);
+  }, [moreIfAtEnd]);
   // A page that does not fill the screen leaves the sentinel in view: ask again.
   useEffect(() => {
-    const el = sentinel.current;
-    if (!el || loading || loadingMore) return;
-    if (el.getBoundingClientRect().top < window.innerHeight + 200) void more.current();
-  }, [list, loading, loadingMore]);
+    if (!loading && !loadingMore) moreIfAtEnd();
+  }, [list, loading, loadingMore, moreIfAtEnd]);
 
   const waiting = useMemo(() => {
     const onServer = new Set(list.leads.map((l) => l.client_id).filter(Boolean));
