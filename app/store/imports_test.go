@@ -80,9 +80,6 @@ func openImportTestDB(t *testing.T, d Dialect) (*DB, Scope, *User, *User) {
 	return db, s, admin, rep
 }
 
-// asTestAppRole reopens the migrated owner's db as the role storetest's tests use
-// (storetest.AppRole, which this package's own tests cannot import), so row-level security
-// binds the import tests too.
 // migrateTemplate migrates a template for testclone, as storetest's does.
 func migrateTemplate(ctx context.Context, url string) error {
 	db, err := Open(ctx, url)
@@ -94,6 +91,9 @@ func migrateTemplate(ctx context.Context, url string) error {
 	return err
 }
 
+// asTestAppRole reopens the migrated owner's db as the role storetest's tests use
+// (storetest.AppRole, which this package's own tests cannot import), so row-level security
+// binds the import tests too.
 func asTestAppRole(t *testing.T, owner *DB, ownerURL string) *DB {
 	t.Helper()
 	ctx := context.Background()

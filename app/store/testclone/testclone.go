@@ -49,7 +49,7 @@ func Postgres(t testing.TB, baseURL string, migrate Migrate) string {
 func postgresFrom(t testing.TB, baseURL, tmpl string, migrate Migrate) string {
 	t.Helper()
 	ctx := context.Background()
-	if err := once(tmpl, func() error { return buildPostgres(ctx, baseURL, tmpl, migrate) }); err != nil {
+	if _, err := once(tmpl, func() ([]byte, error) { return nil, buildPostgres(ctx, baseURL, tmpl, migrate) }); err != nil {
 		t.Fatalf("postgres template: %v", err)
 	}
 	name := "t_" + randomHex(6)
@@ -133,10 +133,12 @@ func buildPostgres(ctx context.Context, baseURL, tmpl string, migrate Migrate) e
 func SQLite(t testing.TB, migrate Migrate) string {
 	t.Helper()
 	tmpl := filepath.Join(os.TempDir(), "crm-tmpl-"+migrationsKey("sqlite")+".db")
-	if err := once(tmpl, func() error { return buildSQLite(tmpl, migrate) }); err != nil {
-		t.Fatalf("sqlite template: %v", err)
-	}
-	image, err := os.ReadFile(tmpl)
+	image, err := once(tmpl, func() ([]byte, error) {
+		if err := buildSQLite(tmpl, migrate); err != nil {
+			return nil, err
+		}
+		return os.ReadFile(tmpl)
+	})
 	if err != nil {
 		t.Fatalf("sqlite template: %v", err)
 	}
@@ -209,16 +211,18 @@ func migrationsKey(dialect string) string {
 var built sync.Map // template → *result
 
 type result struct {
-	once sync.Once
-	err  error
+	once  sync.Once
+	image []byte // a SQLite template's bytes, read once
+	err   error
 }
 
-// once runs build the first time this process asks for the template.
-func once(tmpl string, build func() error) error {
+// once runs build the first time this process asks for the template, and keeps what it
+// returned.
+func once(tmpl string, build func() ([]byte, error)) ([]byte, error) {
 	v, _ := built.LoadOrStore(tmpl, &result{})
 	r := v.(*result)
-	r.once.Do(func() { r.err = build() })
-	return r.err
+	r.once.Do(func() { r.image, r.err = build() })
+	return r.image, r.err
 }
 
 func exec(ctx context.Context, dbURL, stmt string) error {
