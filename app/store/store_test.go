@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,59 @@ func newTenant(t *testing.T, db *store.DB, name, email string) (*store.Tenant, *
 		t.Fatalf("create tenant: %v", err)
 	}
 	return tn, u
+}
+
+// TestSQLiteIsCreatedWithItsPageSize: a database Open creates has SQLitePageSize, though
+// Open's connection string turns on WAL (which fixes the page size) before any other
+// pragma; the test databases, copies of a template Open made, have it too. An existing
+// database keeps its own.
+func TestSQLiteIsCreatedWithItsPageSize(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pageSize := func(db *store.DB) (size int) {
+		t.Helper()
+		if err := db.Raw("PRAGMA page_size").Scan(ctx, &size); err != nil {
+			t.Fatal(err)
+		}
+		return size
+	}
+	path := filepath.Join(t.TempDir(), "new.db")
+	db, err := store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := db.Raw("PRAGMA journal_mode").Scan(ctx, &mode); err != nil || mode != "wal" {
+		t.Errorf("journal mode %q (%v), want wal", mode, err)
+	}
+	if got := pageSize(db); got != store.SQLitePageSize {
+		t.Errorf("new database: page size %d, want %d", got, store.SQLitePageSize)
+	}
+	db.Close()
+
+	old := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", "file:"+old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec("PRAGMA page_size = 4096; CREATE TABLE t (a)"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err = store.Open(ctx, "sqlite:"+old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := pageSize(db); got != 4096 {
+		t.Errorf("existing database: page size %d, want its own 4096", got)
+	}
+	if got := pageSize(storetest.Open(t, store.SQLite)); got != store.SQLitePageSize {
+		t.Errorf("test database: page size %d, want %d", got, store.SQLitePageSize)
+	}
 }
 
 func TestMigrateTwiceIsNoop(t *testing.T) {

@@ -183,7 +183,7 @@ func buildSQLite(tmpl string, migrate Migrate) error {
 
 // templateVersion is part of every template's name: raise it when migrating does more than
 // running the migration files, or does it differently.
-const templateVersion = 1
+const templateVersion = 2
 
 // migrationsKey is a hash of templateVersion and the dialect's migration files, names and
 // contents.
