@@ -78,13 +78,13 @@ func Open(ctx context.Context, url string) (*DB, error) {
 				return nil, fmt.Errorf("create database folder: %w", err)
 			}
 		}
+		if err := createSQLite(ctx, path); err != nil {
+			return nil, err
+		}
 		// WAL for concurrent readers, FULL sync so an acknowledged write survives a crash,
 		// IMMEDIATE transactions so two writers queue instead of failing to upgrade a lock;
 		// a WAL file cut back to 64 MB when it restarts (an import lets it grow to 200 MB
 		// between checkpoints: importTx).
-		if err := createSQLite(ctx, path); err != nil {
-			return nil, err
-		}
 		dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 			"&_pragma=busy_timeout(10000)&_pragma=synchronous(FULL)&_pragma=journal_size_limit(67108864)" +
 			"&_txlock=immediate"
