@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"crm/app/apptest"
+	"crm/app/apptest/contract"
 	"crm/app/store"
 	"crm/app/store/storetest"
 	"crm/docs"
@@ -21,7 +22,7 @@ import (
 
 func TestOpenAPIDocumentIsValid31(t *testing.T) {
 	t.Parallel()
-	c, err := apptest.Contract()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestOpenAPIDocumentIsValid31(t *testing.T) {
 	}
 	// Against the OpenAPI 3.1 schema of the specification.
 	if ok, errs := c.Validator.ValidateDocument(); !ok {
-		t.Fatalf("docs/openapi.yaml is not a valid OpenAPI 3.1 document:\n%s", apptest.Describe(errs))
+		t.Fatalf("docs/openapi.yaml is not a valid OpenAPI 3.1 document:\n%s", contract.Describe(errs))
 	}
 	// Every schema compiles as JSON Schema 2020-12 (a typo in a keyword's value would
 	// otherwise only show when a response reaches it).
@@ -101,11 +102,11 @@ func TestOpenAPIServed(t *testing.T) {
 // /v1/api is documented, and every documented operation is a route.
 func TestOpenAPICoversEveryRoute(t *testing.T) {
 	t.Parallel()
-	c, err := apptest.Contract()
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	documented := apptest.APIOperations(t, c)
+	documented := contract.APIOperations(t, c)
 
 	e := apptest.NewServer(t, storetest.Open(t, store.SQLite))
 	routes, ok := e.Srv.Config.Handler.(chi.Routes)
@@ -149,7 +150,7 @@ func TestOpenAPIRefusesDrift(t *testing.T) {
 	check := func(method, path string, status int, ctype, body string) error {
 		req, _ := http.NewRequest(method, "http://crm.test"+path, nil)
 		res := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {ctype}}, Request: req}
-		return apptest.CheckAPIResponse(req, res, []byte(body))
+		return contract.CheckAPIResponse(req, res, []byte(body))
 	}
 	okBody := `{"status":200,"message":"OK","data":[{"label":"Leads","value":1}]}`
 	if err := check("GET", "/v1/api/dropdown-lead-stage-master", 200, "application/json; charset=utf-8", okBody); err != nil {

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"crm/app/apptest/contract"
 )
 
 // Client is a browser-like or API client of the test server.
@@ -188,7 +190,7 @@ func (c *Client) UploadFiles(path, tag string, files ...Upload) *Response {
 }
 
 // Send sends req with the client's token, reads the answer whole, and checks every
-// /v1/api answer against docs/openapi.yaml (CheckAPIResponse).
+// /v1/api answer against docs/openapi.yaml (contract.CheckAPIResponse).
 func (c *Client) Send(req *http.Request) *Response {
 	c.Env.T.Helper()
 	if c.Token != "" && req.Header.Get("Authorization") == "" {
@@ -200,7 +202,7 @@ func (c *Client) Send(req *http.Request) *Response {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	if err := CheckAPIResponse(req, res, b); err != nil {
+	if err := contract.CheckAPIResponse(req, res, b); err != nil {
 		c.Env.T.Errorf("%s %s answered %d, which docs/openapi.yaml does not allow:\n%v",
 			req.Method, req.URL.RequestURI(), res.StatusCode, err)
 	}

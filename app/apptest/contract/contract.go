@@ -1,4 +1,10 @@
-package apptest
+// Package contract checks /v1/api answers against docs/openapi.yaml.
+//
+// It is a package of its own, apart from apptest, because it is dear to compile (the
+// validator's generic types are instantiated here, about 11,000 functions) and apptest is
+// compiled again for every area package whose test binary has tests of its own package: a
+// package that imports no area is compiled once for them all.
+package contract
 
 import (
 	"bytes"
@@ -25,7 +31,7 @@ import (
 )
 
 // The API tests check every /v1/api answer they receive against docs/openapi.yaml:
-// Client.Send calls CheckAPIResponse.
+// apptest's Client.Send calls CheckAPIResponse.
 //
 // The validator is pb33f/libopenapi-validator, chosen over kin-openapi because it really
 // validates OpenAPI 3.1: every schema of a 3.1 document goes to a JSON Schema 2020-12
@@ -38,8 +44,8 @@ import (
 // It is pinned at v0.14.0: v0.15.2 and later depend on forks (github.com/pb33f/jsonschema,
 // github.com/pb33f/go-yaml) that the module proxy does not serve here.
 
-// Contract is the document, loaded and compiled once per test binary.
-var Contract = sync.OnceValues(func() (*Document, error) {
+// Load gives the document, loaded and compiled once per test binary.
+var Load = sync.OnceValues(func() (*Document, error) {
 	doc, err := libopenapi.NewDocument(docs.OpenAPI)
 	if err != nil {
 		return nil, err
@@ -77,7 +83,7 @@ func CheckAPIResponse(req *http.Request, res *http.Response, body []byte) error 
 	if p := req.URL.Path; p != "/v1/api" && !strings.HasPrefix(p, "/v1/api/") {
 		return nil
 	}
-	c, err := Contract()
+	c, err := Load()
 	if err != nil {
 		return fmt.Errorf("docs/openapi.yaml does not load: %w", err)
 	}
