@@ -105,6 +105,11 @@ check-postgres:
 lighthouse: build
     node e2e/lighthouse.mjs
 
+# Screenshots of every admin page and mobile screen at 360 and 1280 px wide, written to
+# e2e/screenshots/ while the layout checks run (`just test` runs the checks without them).
+screenshots: build
+    E2E_SCREENSHOTS=1 node --test --test-concurrency=1 --test-timeout=180000 e2e/layout-phone.test.mjs e2e/layout-laptop.test.mjs
+
 # Browser tests only.
 e2e: build
     node --test --test-concurrency=1 --test-timeout=180000 e2e/

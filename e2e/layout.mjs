@@ -2,8 +2,10 @@
 // (1280 × 800): no sideways scrolling of the document, no element wider than the viewport
 // (a region that scrolls inside itself, such as the pipeline board, may hold wider content),
 // no console error or failed request, no untranslated message key on the page, and no
-// serious or critical axe-core violation. A screenshot of each page at each size goes to
-// e2e/screenshots/ (git-ignored) for a person to look at.
+// serious or critical axe-core violation. With E2E_SCREENSHOTS=1 (`npx just screenshots`) a
+// screenshot of each page at each size goes to e2e/screenshots/ (git-ignored) for a person to
+// look at; the suite checks without them (they were a quarter of these files' time, and in CI
+// nobody looks).
 //
 // One server, one signed-in context; the pages are visited one after the other. Each size is
 // a test file of its own (layout-phone.test.mjs, layout-laptop.test.mjs), so that each file
@@ -17,7 +19,7 @@ import { startServer, launchBrowser, login, ADMIN, ROOT } from './harness.mjs';
 
 export const PHONE = { name: '360', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 export const LAPTOP = { name: '1280', viewport: { width: 1280, height: 800 } };
-const SHOTS = join(ROOT, 'e2e', 'screenshots');
+const SHOTS = process.env.E2E_SCREENSHOTS === '1' ? join(ROOT, 'e2e', 'screenshots') : '';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 // Every message id of the admin locales ("leadsPage.action.document"), to find one shown as is.
@@ -180,7 +182,6 @@ before(async () => {
     { name: 'm-add-lead', path: '/m/add-lead', mobile: true, ready: 'form' },
     { name: 'm-add-lead-address', path: '/m/add-lead-address', mobile: true, ready: 'form' },
   );
-  mkdirSync(SHOTS, { recursive: true });
 });
 
 after(async () => {
@@ -254,7 +255,7 @@ export function everyPageAt(size) {
     const sized = await browser.newContext({ locale: 'en-US', ...size, storageState: await context.storageState() });
     page = await sized.newPage();
     t.after(() => sized.close());
-    mkdirSync(join(SHOTS, size.name), { recursive: true });
+    if (SHOTS) mkdirSync(join(SHOTS, size.name), { recursive: true });
     const keys = [...KEYS];
     for (const p of pages) {
       await t.test(p.name, async () => {
@@ -281,7 +282,7 @@ export function everyPageAt(size) {
           assert.equal(res?.status(), p.status || 200, `${p.path} answered ${res?.status()}`);
           if (p.ready) await pg.waitForSelector(p.ready, { timeout: 15000 });
           if (p.mobile) await pg.waitForLoadState('networkidle', { timeout: 3000 }).catch(() => {});
-          await pg.screenshot({ path: join(SHOTS, size.name, `${p.name}.png`), fullPage: true });
+          if (SHOTS) await pg.screenshot({ path: join(SHOTS, size.name, `${p.name}.png`), fullPage: true });
           const { problems, ids } = await pg.evaluate(inspect, keys);
           const untranslated = ids;
           const violations = p.anonymous ? await axeIn(pg) : await axe();
