@@ -75,16 +75,24 @@ fuzz MODE="guided":
     esac
     bin=$(mktemp -d); trap 'rm -rf "$bin"' EXIT
     cache=$(go env GOCACHE)/fuzz
-    for dir in $(grep -l '^func Fuzz' app/*/*_test.go app/*/*/*_test.go cmd/*/*_test.go 2>/dev/null | xargs -n1 dirname | sort -u); do
+    dirs=$(grep -l '^func Fuzz' app/*/*_test.go app/*/*/*_test.go cmd/*/*_test.go 2>/dev/null | xargs -n1 dirname | sort -u)
+    if [ "{{MODE}}" = quick ]; then
+        # One go command links every binary (<package>.test), as many at once as there are
+        # cores, instead of one after the other.
+        go test -c -o "$bin/" $(printf './%s ' $dirs)
+    fi
+    for dir in $dirs; do
         targets=$(grep -h -o '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | cut -d' ' -f2)
         pkg=$(go list "./$dir")
-        build=()
-        if [ "{{MODE}}" = guided ]; then build=(-fuzz "^$(echo "$targets" | head -n1)\$"); fi
-        go test -c "${build[@]}" -o "$bin/fuzz.test" "./$dir"
+        exe="$bin/$(basename "$dir").test"
+        if [ "{{MODE}}" = guided ]; then
+            # -fuzz builds with coverage instrumentation, one package at a time.
+            go test -c -fuzz "^$(echo "$targets" | head -n1)\$" -o "$exe" "./$dir"
+        fi
         for t in $targets; do
             echo "fuzz ({{MODE}}) $pkg $t"
             # (quick: the binary warns once a target that it has no coverage to guide it)
-            (cd "$dir" && "$bin/fuzz.test" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "$runs" -test.fuzzcachedir "$cache/{{MODE}}/$pkg" 2>&1 | grep -v '^warning: the test binary was not built with coverage')
+            (cd "$dir" && "$exe" -test.run '^$' -test.fuzz "^$t\$" -test.fuzztime "$runs" -test.fuzzcachedir "$cache/{{MODE}}/$pkg" 2>&1 | grep -v '^warning: the test binary was not built with coverage')
         done
     done
 
