@@ -108,7 +108,9 @@ func Password(s string) bool {
 
 // Email: the standard address format, one address without a display name.
 func Email(s string) bool {
-	if !emailRE.MatchString(s) {
+	// Clean one-line text first: the pattern's \s does not cover every control character
+	// (U+0080 got through, found by FuzzValidators), and net/mail accepts them.
+	if !Text(s, false) || !emailRE.MatchString(s) {
 		return false
 	}
 	a, err := mail.ParseAddress(s)
