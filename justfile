@@ -22,11 +22,13 @@ run: build
 # The race detector watches our code and Go's, not modernc.org's (SQLite's engine, translated
 # from C, as a C library would not be watched): instrumented, it made the SQLite tests four
 # times slower, 92 s of the race step (docs/PERFORMANCE.md, "Fourteenth round").
+# `lint` has run every vet check, so `go test` runs none of its own (-vet=off): its subset
+# would only vet the same packages again on a machine whose cache is cold.
 # Every test: gofmt, go vet and the TypeScript types; Go; then the browser tests.
 test: lint typecheck audit build check-postgres
-    TEST_DATABASE_URL='{{pg_url}}' go test -count=1 ./...
+    TEST_DATABASE_URL='{{pg_url}}' go test -count=1 -vet=off ./...
     {{just_executable()}} fuzz quick
-    TEST_DATABASE_URL='{{pg_url}}' go test -race -gcflags='modernc.org/...=-race=false' -count=1 ./app/importer ./app/jobs ./app/mail ./cmd/crm
+    TEST_DATABASE_URL='{{pg_url}}' go test -race -vet=off -gcflags='modernc.org/...=-race=false' -count=1 ./app/importer ./app/jobs ./app/mail ./cmd/crm
     node --test --test-concurrency=1 --test-timeout=180000 e2e/
 
 # Generates the templ files first (vet compiles them; they come out gofmt-clean, so they
