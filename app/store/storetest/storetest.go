@@ -19,9 +19,15 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"crm/app/auth"
 	"crm/app/store"
 	"crm/app/store/testclone"
 )
+
+// Every test that uses a store hashes passwords at argon2id's near-smallest cost: the users
+// the tests create and sign in made these hashes half of the CPU of the packages that test
+// over HTTP. The package auth tests the real cost, and the browser tests run the server.
+func init() { auth.LowerCostForTests() }
 
 // Each runs fn as a subtest once per available engine, each with its own fresh database.
 func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
