@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"crm/app"
@@ -36,10 +37,15 @@ type Env struct {
 	FilesDir string
 }
 
+// loadLocales parses the locales once per test binary: a server only reads its bundle, as
+// every request of `crm serve` reads the one it loaded, and parsing the ten files for each
+// test's server was a fifth of the CPU of some packages' tests.
+var loadLocales = sync.OnceValues(func() (*i18n.Bundle, error) { return i18n.Load(locales.FS) })
+
 // NewServer starts the real router over HTTP on db; mods adjust its dependencies.
 func NewServer(t *testing.T, db *store.DB, mods ...func(*app.Deps)) *Env {
 	t.Helper()
-	bundle, err := i18n.Load(locales.FS)
+	bundle, err := loadLocales()
 	if err != nil {
 		t.Fatal(err)
 	}
