@@ -43,8 +43,10 @@ var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL en
 //     import resumes (a crash of the process loses nothing: the WAL is written). With FULL,
 //     each commit waited for two syncs, the WAL's and, as each batch's pages passed the
 //     automatic checkpoint's 1,000, the database file's: 40 % of a 100,000-row import.
-//   - wal_autocheckpoint 50,000 pages (200 MB) instead of 1,000: the checkpoint comes
-//     every dozen batches or so instead of after each, so a page that many batches change
+//   - wal_autocheckpoint 50,000 pages (1.6 GB at SQLitePageSize, 200 MB when this was set for
+//     pages of 4 KB; 6,400 and 1,600 pages were slower at 32 KB, docs/PERFORMANCE.md
+//     "Seventeenth round") instead of 1,000: the checkpoint comes every few dozen
+//     batches instead of after each, so a page that many batches change
 //     (the counters, the journey's end, the upper levels of each index, a table page
 //     holding several of a file's records) is copied into the database, and the file
 //     synced, once per checkpoint rather than once per batch. With 10,000 the import of
