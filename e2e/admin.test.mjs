@@ -4,7 +4,7 @@
 // tests that expect the tenant default (fr_FR) come before it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, measureLoad, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, login, signIn, measureLoad, ADMIN } from './harness.mjs';
 
 const PAGE_WEIGHT_BUDGET = 40 * 1024; // bytes on the wire for /home after sign-in (spec/design: small first load)
 
@@ -60,7 +60,7 @@ test('the loading overlay exists and is hidden once the page has loaded', async 
   const { context, page } = await newPage(browser);
   try {
     // Signing in posts a plain form, which shows the overlay until the next page arrives.
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     assert.equal(path(page), '/home');
     const overlay = page.locator('#overlay');
     assert.equal(await overlay.count(), 1);
@@ -75,7 +75,7 @@ test('the loading overlay exists and is hidden once the page has loaded', async 
 test('an unknown page shows the 404 page while signed in', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     const response = await page.goto(new URL('/nope', server.url).href);
     assert.equal(response?.status(), 404);
     const error = page.locator('[data-testid=error-page]');
@@ -91,7 +91,7 @@ test('an unknown page shows the 404 page while signed in', async () => {
 test(`page weight: /home after sign-in is at most ${PAGE_WEIGHT_BUDGET} bytes on the wire (cold cache)`, async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     const { totalBytes, byType, requests } = await measureLoad(context, page, new URL('/home', server.url).href);
     console.log(`page weight /home (admin, cold cache, compressed): total ${totalBytes} B; by type ${JSON.stringify(byType)}`);
     for (const r of requests) {
@@ -109,7 +109,7 @@ test(`page weight: /home after sign-in is at most ${PAGE_WEIGHT_BUDGET} bytes on
 test('switching the language to de_DE reloads the page in German and is kept', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     assert.equal(path(page), '/home');
     // The admin script submits the form on change; the server redirects back here.
     await Promise.all([
@@ -132,7 +132,7 @@ test('switching the language to de_DE reloads the page in German and is kept', a
 test('logging out returns to /login and /home then asks to sign in', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     assert.equal(path(page), '/home');
     await Promise.all([
       page.waitForNavigation({ waitUntil: 'load' }),

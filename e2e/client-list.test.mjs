@@ -5,7 +5,7 @@
 // server (the demo tenant, plus clients made here through the API) and one browser for the file.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, measureLoad, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, measureLoad, ADMIN } from './harness.mjs';
 
 const PAGE_WEIGHT_BUDGET = 40 * 1024; // bytes on the wire for /clients after sign-in, cold cache
 
@@ -43,7 +43,7 @@ async function signedIn(options = {}) {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
-  await login(page, server.url, ADMIN.email, ADMIN.password);
+  await signIn(page, server.url, ADMIN.email, ADMIN.password);
   return { context, page, problems };
 }
 
@@ -212,7 +212,7 @@ test('the created-date range is picked with the picker, by keyboard and by mouse
 test('without JavaScript the created-date range is two date inputs with the same parameters', async () => {
   const { context, page } = await newPage(browser, { javaScriptEnabled: false, timezoneId: 'UTC' });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await addClient(context, 'Plain Form', 'No Script Ltd');
     await page.goto(href('/clients'));
     const to = utcDay(new Date());

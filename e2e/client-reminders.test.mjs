@@ -2,7 +2,7 @@
 // section, listed there, marked done; the page keeps to 360 px without horizontal scroll.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -18,7 +18,7 @@ after(async () => {
 test('a client page adds, lists and completes its own reminders', async () => {
   const { context, page } = await newPage(browser, { viewport: { width: 360, height: 800 } });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     // A client: the first lead of the demo, converted.
     await page.goto(new URL('/leads', server.url).href);
     const lead = await page.$eval('[data-testid=lead-table] tbody tr a[href^="/leads/"]', (a) => a.getAttribute('href'));

@@ -2,7 +2,7 @@
 // land on the new client; upload two documents and see their preview records.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -24,7 +24,7 @@ async function signedIn() {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
-  await login(page, server.url, ADMIN.email, ADMIN.password);
+  await signIn(page, server.url, ADMIN.email, ADMIN.password);
   return { context, page, problems };
 }
 

@@ -4,7 +4,7 @@
 // The demo tenant has 36 leads from the last 90 days, half of them created by the sales user.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN, SALES } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN, SALES } from './harness.mjs';
 
 const DEMO_LEADS = 36;
 
@@ -28,7 +28,7 @@ const sumOf = (page, chart) => page.$$eval(`[data-testid=${chart}] table tbody t
 test('choosing a period swaps the dashboard results with htmx and records the address', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.locator('[data-testid=dashboard]').waitFor();
     // The existing counts stay on the page beside the dashboard.
     assert.match((await page.textContent('[data-testid=count-users]')).replace(/\s+/g, ' '), /\b2\b/);
@@ -83,7 +83,7 @@ test('a period picked with the date picker updates the dashboard in place and th
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.locator('[data-testid=dashboard]').waitFor();
     await page.evaluate(() => { window.__sameDocument = true; });
     const before = await page.textContent('[data-testid=dash-showing]');
@@ -157,7 +157,7 @@ test('a period picked with the date picker updates the dashboard in place and th
 test('the period fields work without JavaScript', async () => {
   const { context, page } = await newPage(browser, { javaScriptEnabled: false });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.selectOption('#dash-preset', 'all');
     await Promise.all([
       page.waitForNavigation({ waitUntil: 'load' }),
@@ -192,7 +192,7 @@ test('the period fields work without JavaScript', async () => {
 test('each chart is an image with a name and a description, and its figures in a table', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(new URL('/home?period=all', server.url).href);
     for (const chart of ['chart-stage', 'chart-source', 'chart-status', 'chart-leads-time', 'chart-clients-time']) {
       const svg = page.locator(`[data-testid=${chart}] svg[role=img]`);
@@ -210,7 +210,7 @@ test('each chart is an image with a name and a description, and its figures in a
 test('a sales user sees the figures of their own leads', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, SALES.email, SALES.password);
+    await signIn(page, server.url, SALES.email, SALES.password);
     await page.goto(new URL('/home?period=all', server.url).href);
     assert.equal(await figure(page, 'dash-total'), String(DEMO_LEADS / 2));
     assert.equal(await page.locator('[data-testid=dash-clients]').count(), 0, 'no client figures without a view on clients');

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startServer, launchBrowser, newPage, login, ADMIN, SALES } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN, SALES } from './harness.mjs';
 
 let server;
 let browser;
@@ -38,7 +38,7 @@ async function errorToast(page) {
 
 // Sign in and save English as the user's language (the demo tenant's default is French).
 async function signInEnglish(page, who) {
-  await login(page, server.url, who.email, who.password);
+  await signIn(page, server.url, who.email, who.password);
   const r = await page.request.post(href('/language'), { form: { locale: 'en_US', back: '/home' }, maxRedirects: 0 });
   assert.equal(r.status(), 303);
   await page.goto(href('/home'));
@@ -58,7 +58,7 @@ async function unchanged(page, pathname, heading) {
 test('a dropped connection says the server could not be reached, in the user\'s language', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password); // the demo tenant speaks French
+    await signIn(page, server.url, ADMIN.email, ADMIN.password); // the demo tenant speaks French
     const heading = (await page.textContent('#main h1')).trim();
     await page.route(htmxTo('/clients'), (route) => (isHtmx(route) ? route.abort('connectionrefused') : route.continue()));
     await page.click('.sidenav a[href="/clients"]');

@@ -3,7 +3,7 @@
 // 100 %, and read the report with its counts, the failed rows and the downloadable report.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 const ROWS = 6000; // 12 batches of 500
 const PAUSE = '250ms'; // rest between batches: the import lasts ≥ 2.75 s, a few polls, on any machine
@@ -35,7 +35,7 @@ function generatedCSV() {
 test('an import of a generated CSV shows its progress up to 100 % and then its report', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(new URL('/imports/new', server.url).href);
     await page.selectOption('#f-entity', 'lead');
     await page.setInputFiles('#f-file', { name: 'leads.csv', mimeType: 'text/csv', buffer: generatedCSV() });

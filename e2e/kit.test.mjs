@@ -3,7 +3,7 @@
 // no mail server configured the message waits in /emails, queued, saying why.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, measureLoad, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, measureLoad, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -44,7 +44,7 @@ test('add a plan on a lead, list it, pause it, send it now', async () => {
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     // A lead and an email template, through the API with the session.
     const lead = await context.request.post(href('/v1/api/lead/create-customer-lead'), {
       data: { customer_name: 'Kit Person', company_name: 'Kit Co', company_email: 'kit.person@example.com', company_phone_number: '9876543210' },

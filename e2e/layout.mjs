@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { startServer, launchBrowser, login, ADMIN, ROOT } from './harness.mjs';
+import { startServer, launchBrowser, signIn, ADMIN, ROOT } from './harness.mjs';
 
 export const PHONE = { name: '360', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true };
 export const LAPTOP = { name: '1280', viewport: { width: 1280, height: 800 } };
@@ -64,7 +64,7 @@ before(async () => {
   if (s.status === 'rejected' || b.status === 'rejected') throw s.reason || b.reason;
   context = await browser.newContext({ locale: 'en-US' });
   page = await context.newPage();
-  await login(page, server.url, ADMIN.email, ADMIN.password);
+  await signIn(page, server.url, ADMIN.email, ADMIN.password);
   // The demo tenant speaks French by default; English makes a stray key easier to tell apart.
   await context.request.post(href('/language'), { form: { locale: 'en_US', back: '/home' }, maxRedirects: 0 });
 

@@ -4,7 +4,7 @@
 // browser for the file; every test opens its own context.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, measureLoad, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, measureLoad, ADMIN } from './harness.mjs';
 
 const PAGE_WEIGHT_BUDGET = 40 * 1024; // bytes on the wire for /leads after sign-in, cold cache
 
@@ -28,7 +28,7 @@ async function signedIn() {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
-  await login(page, server.url, ADMIN.email, ADMIN.password);
+  await signIn(page, server.url, ADMIN.email, ADMIN.password);
   return { context, page, problems };
 }
 
@@ -280,7 +280,7 @@ test('the created-date range is picked with the picker, by keyboard: the table a
 test('without JavaScript the created-date range is two date inputs with the same parameters', async () => {
   const { context, page } = await newPage(browser, { javaScriptEnabled: false });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(href('/leads'));
     const to = isoDay(new Date());
     const from = isoDay(new Date(Date.now() - 30 * 86400000));

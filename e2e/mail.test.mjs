@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -79,7 +79,7 @@ test('a test email waits for a mail server, then is delivered', async () => {
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(href('/settings/mail'));
     await page.locator('[data-testid=mail-none]').waitFor();
 
@@ -133,7 +133,7 @@ test('a bulk email carries an unsubscribe link that stops the next one', async (
   const { context, page } = await newPage(browser);
   const anon = await browser.newContext({ locale: 'en-US' });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     const api = async (method, path, data) => {
       const res = await context.request.fetch(href(path), { method, data });
       assert.ok(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { ROOT, startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { ROOT, startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 let logic;
 let tmp;
@@ -116,7 +116,7 @@ test('pick a date range with the picker in a browser', async () => {
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(new URL('/notifications', server.url).href);
     const open = page.locator('[data-testid=due-range-open]');
     await open.waitFor();
@@ -154,7 +154,7 @@ test('pick a date range with the picker in a browser', async () => {
 test('the reminder form posts the picked date-time', async () => {
   const { context, page } = await newPage(browser);
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     await page.goto(new URL('/leads', server.url).href);
     const lead = await page.$eval('[data-testid=lead-table] tbody tr a[href^="/leads/"]', (a) => a.getAttribute('href'));
     await page.goto(new URL(lead, server.url).href);
@@ -190,7 +190,7 @@ test('the picker comes up on content htmx swaps in, its bundle loaded by the adm
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     const loaded = () => page.evaluate(() => performance.getEntriesByType('resource').filter((r) => /\/picker-[^/]*\.js$/.test(r.name)).length);
     assert.equal(await loaded(), 0, 'no picker on /home until its field is used');
     // htmx brings /notifications into #main; htmx runs no script of the swapped content, so

@@ -4,7 +4,7 @@
 // an identity provider the test runs itself (node:http, RS256 ID tokens, PKCE).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN, SALES } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN, SALES } from './harness.mjs';
 
 let server;
 let browser;
@@ -27,7 +27,7 @@ async function signedIn(who) {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
-  await login(page, server.url, who.email, who.password);
+  await signIn(page, server.url, who.email, who.password);
   return { context, page, problems };
 }
 

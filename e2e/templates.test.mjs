@@ -3,7 +3,7 @@
 // send's report finish, and find the messages in the email history.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -26,7 +26,7 @@ test('a template with merge fields, previewed, then sent to leads ticked in the 
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
 
     // Two leads with an email address, from the list.
     await page.goto(href('/leads'));

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { startServer, launchBrowser, newPage, login, ADMIN } from './harness.mjs';
+import { startServer, launchBrowser, newPage, signIn, ADMIN } from './harness.mjs';
 
 let server;
 let browser;
@@ -59,7 +59,7 @@ async function signOut(page) {
 
 // secondStep signs in with the password, then the given code on the second-step page.
 async function secondStep(page, code) {
-  await login(page, server.url, ADMIN.email, ADMIN.password);
+  await signIn(page, server.url, ADMIN.email, ADMIN.password);
   assert.equal(new URL(page.url()).pathname, '/login/two-factor');
   await page.fill('#code', code);
   await submit(page, '[data-testid=tfa-submit]');
@@ -74,7 +74,7 @@ test('enrol in two-factor sign-in, then sign in with a code and with a recovery 
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
   try {
-    await login(page, server.url, ADMIN.email, ADMIN.password);
+    await signIn(page, server.url, ADMIN.email, ADMIN.password);
     // The demo tenant speaks French by default; the test reads English.
     await context.request.post(href('/language'), { form: { locale: 'en_US', back: '/home' }, maxRedirects: 0 });
     await page.goto(href('/home'));

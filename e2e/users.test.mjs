@@ -4,7 +4,7 @@
 // elsewhere, and that user's next request goes to sign-in.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, login, ADMIN, SALES } from './harness.mjs';
+import { startServer, launchBrowser, newPage, login, signIn, ADMIN, SALES } from './harness.mjs';
 
 let server;
 let browser;
@@ -26,7 +26,7 @@ async function signedIn(who) {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) problems.push(m.text());
   });
-  await login(page, server.url, who.email, who.password);
+  await signIn(page, server.url, who.email, who.password);
   assert.notEqual(new URL(page.url()).pathname, '/login', `${who.email} signed in`);
   // The demo tenant speaks French by default; the assertions read English.
   await context.request.post(href('/language'), { form: { locale: 'en_US', back: '/home' }, maxRedirects: 0 });
