@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"crm/app"
@@ -22,7 +21,6 @@ import (
 	"crm/app/importer"
 	"crm/app/store"
 	"crm/app/store/storetest"
-	"crm/locales"
 	"crm/static"
 )
 
@@ -37,15 +35,10 @@ type Env struct {
 	FilesDir string
 }
 
-// loadLocales parses the locales once per test binary: a server only reads its bundle, as
-// every request of `crm serve` reads the one it loaded, and parsing the ten files for each
-// test's server was a fifth of the CPU of some packages' tests.
-var loadLocales = sync.OnceValues(func() (*i18n.Bundle, error) { return i18n.Load(locales.FS) })
-
 // NewServer starts the real router over HTTP on db; mods adjust its dependencies.
 func NewServer(t *testing.T, db *store.DB, mods ...func(*app.Deps)) *Env {
 	t.Helper()
-	bundle, err := loadLocales()
+	bundle, err := i18n.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}

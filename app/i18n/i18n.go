@@ -8,10 +8,13 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
+
+	"crm/locales"
 )
 
 // Locales are the admin languages, in the order the language switch lists them.
@@ -26,6 +29,11 @@ type Bundle struct {
 	matcher language.Matcher
 	tags    []language.Tag
 }
+
+// Embedded is the bundle of the message files built into the binary (locales.FS), read
+// once: a bundle is only read after Load, so the server, the default masters' names and
+// every test server of a test binary share it instead of parsing the ten files again.
+var Embedded = sync.OnceValues(func() (*Bundle, error) { return Load(locales.FS) })
 
 // Load reads <locale>.toml for every admin locale from fsys.
 func Load(fsys fs.FS) (*Bundle, error) {

@@ -3,13 +3,11 @@ package store
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"crm/app/i18n"
-	"crm/locales"
 )
 
 // MasterKind tells the lead masters apart.
@@ -123,16 +121,11 @@ func (s Scope) defaultMaster(ctx context.Context, kind MasterKind) (*int64, erro
 	return &m.ID, nil
 }
 
-// masterNames translates the default masters' names; the bundle is read once.
-var masterNames = func() func(locale string) (*i18n.Localizer, error) {
-	var once sync.Once
-	var b *i18n.Bundle
-	var err error
-	return func(locale string) (*i18n.Localizer, error) {
-		once.Do(func() { b, err = i18n.Load(locales.FS) })
-		if err != nil {
-			return nil, err
-		}
-		return b.Localizer(locale), nil
+// masterNames translates the default masters' names.
+func masterNames(locale string) (*i18n.Localizer, error) {
+	b, err := i18n.Embedded()
+	if err != nil {
+		return nil, err
 	}
-}()
+	return b.Localizer(locale), nil
+}

@@ -24,7 +24,6 @@ import (
 	"crm/app/secret"
 	"crm/app/store"
 	"crm/app/web"
-	"crm/locales"
 	"crm/static"
 )
 
@@ -401,7 +400,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			log.Info("demo tenant created")
 		}
 	}
-	bundle, err := i18n.Load(locales.FS)
+	bundle, err := i18n.Embedded()
 	if err != nil {
 		return err
 	}
