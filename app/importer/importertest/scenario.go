@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -129,7 +130,11 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		}
 		start, cpu := time.Now(), CPUTime()
 		batches = append(batches, batchMark{start, cpu, before.NextRow + before.Undone})
-		if err := runner.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: im.ID}); err != nil {
+		// labelled, so a CPU profile of a run can be read step by step (-tagfocus step=update)
+		pprof.Do(ctx, pprof.Labels("step", name), func(ctx context.Context) {
+			err = runner.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: im.ID})
+		})
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		st := Step{Name: name, Rows: rows, Wall: time.Since(start), CPU: CPUTime() - cpu, Load: loadAverage()}
