@@ -41,14 +41,13 @@ type bench struct {
 	out           io.Writer
 	callers       []caller
 	results       []result
-	app           map[string]stats // sequential figures of the cases the direct comparison reuses
-	mixedHeld     int              // the mixed load's rate when it kept p99 ≤ 100 ms with no error
+	mixedHeld     int // the mixed load's rate when it kept p99 ≤ 100 ms with no error
 	mixedMeasured bool
 }
 
 // newBench signs in to the server and samples the data the loads ask for.
 func newBench(ctx context.Context, c config, engine string, srv *server, specs []tenantSpec, out io.Writer) (*bench, error) {
-	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, out: out, app: map[string]stats{}}
+	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, out: out}
 	base := b.base
 	for ti, sp := range specs {
 		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0), masters: map[string][]string{}}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The app's requests and their SQL take turns, each side first every other time; only the
+// runs after the warm-up are timed, and each side gets its own time whichever ran first.
+func TestInTurnsAlternatesAndTimesEachSide(t *testing.T) {
+	t.Parallel()
+	var clock time.Time // a side's run moves it on by that side's own duration
+	var order []string
+	side := func(name string, took time.Duration) func(int) error {
+		return func(k int) error {
+			order = append(order, fmt.Sprint(name, k))
+			clock = clock.Add(took)
+			return nil
+		}
+	}
+	a, b, err := inTurns(2, 3, side("a", time.Millisecond), side("b", time.Second), func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a0", "b0", "b1", "a1", "a2", "b2", "b3", "a3", "a4", "b4"}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	ms, s := []time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}, []time.Duration{time.Second, time.Second, time.Second}
+	if !slices.Equal(a, ms) || !slices.Equal(b, s) {
+		t.Errorf("timed a %v and b %v, want three of 1ms and three of 1s", a, b)
+	}
+}
+
+func TestInTurnsStopsAtTheFirstError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	runs := 0
+	_, _, err := inTurns(0, 5, func(k int) error {
+		runs++
+		if k == 1 {
+			return boom
+		}
+		return nil
+	}, func(int) error { return nil }, time.Now)
+	if !errors.Is(err, boom) || runs != 2 {
+		t.Errorf("%v after %d runs, want boom after 2", err, runs)
+	}
+}
