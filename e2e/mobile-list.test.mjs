@@ -390,7 +390,11 @@ test('a late report that the end of the list was in view asks for no page once t
       await route.continue();
     });
     await page.click('[data-testid=sort-button]');
+    // The 20 cards to wait for are the list by name's: until the list renders "Loading", the
+    // default list's 20 are still on screen.
+    const answered = page.waitForResponse(/\/list-customer-lead\?.*sort=name/);
     await page.click('[data-testid=sort-name]');
+    await answered;
     await cardsShown(page, 20);
     const asked = await page.evaluate(async () => {
       window.__io.hold = false;
