@@ -302,14 +302,18 @@ test('offline: the app opens from the service worker, saves a lead on the phone,
       assert.match(queue[0].idempotency_key, /^[0-9a-f-]{36}$/);
       clientId = queue[0].client_id;
 
-      // Search on the phone: any field, any case.
+      // Search on the phone: any field, any case. Each term follows a search that finds
+      // nothing, so that the card shown is that term's finding, not the last one's.
+      const noLeads = page.getByText('No leads found', { exact: true });
       for (const term of [v.company.toLowerCase(), v.name.toUpperCase(), v.email, v.phone.slice(2, 8)]) {
+        await page.fill('[data-testid=search]', 'zzz-no-such-lead');
+        await noLeads.waitFor();
         await page.fill('[data-testid=search]', term);
         await card.waitFor();
         await cardsShown(page, 1);
       }
       await page.fill('[data-testid=search]', 'zzz-no-such-lead');
-      await page.getByText('No leads found', { exact: true }).waitFor();
+      await noLeads.waitFor();
       await page.click('[data-testid=search-clear]');
       await card.waitFor();
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SALES } from './harness.mjs';
 import {
-  PHONE, LIST, SCREENS, run, server, proxy, browser, unique, phone, signIn, api, serverLeads, createViaAPI, storedSoon, listReady, cardsShown, openListHeld, texts, swReady,
+  PHONE, LIST, SCREENS, run, server, proxy, browser, unique, phone, signIn, api, serverLeads, createViaAPI, storedSoon, listReady, cardsShown, customersShown, openListHeld, texts, swReady,
 } from './mobile.mjs';
 
 test('the sign-in page is phone-sized and leads back where the user was going', async () => {
@@ -322,9 +322,7 @@ test('sort and filter panels are never open together; sort and filter ask the se
     assert.equal(await sortPanel.count(), 0, 'choosing closes the panel');
     await listReady(page);
     const byName = await api(page, '/v1/api/lead/list-customer-lead?page=1&limit=20&sort=name');
-    await page.waitForFunction((want) => document.querySelector('[data-testid=lead-customer]')?.textContent === want,
-      byName.result[0].customer_name);
-    assert.deepEqual(await texts(page.locator('[data-testid=lead-customer]')), byName.result.map((l) => l.customer_name));
+    await customersShown(page, byName.result.map((l) => l.customer_name));
 
     // Filter: both dropdowns start at All and list the tenant's masters.
     await page.click('[data-testid=filter-button]');
@@ -339,14 +337,14 @@ test('sort and filter panels are never open together; sort and filter ask the se
     await page.click('[data-testid=filter-apply]');
     assert.equal(await filterPanel.count(), 0);
     const wonLeads = await api(page, `/v1/api/lead/list-customer-lead?page=1&limit=20&sort=name&stage_id=${won.value}`);
-    await cardsShown(page, wonLeads.result.length);
     assert.ok(wonLeads.result.length > 0);
+    await customersShown(page, wonLeads.result.map((l) => l.customer_name));
     for (const s of await texts(page.locator('[data-testid=lead-stage]'))) assert.equal(s, 'Won');
     await page.click('[data-testid=filter-button]');
     assert.equal(await page.inputValue('#filter-stage'), String(won.value));
     await page.click('[data-testid=filter-reset]');
     await listReady(page);
-    await cardsShown(page, byName.result.length);
+    await customersShown(page, byName.result.map((l) => l.customer_name));
     assert.deepEqual(further, [], 'only first pages were asked for');
   } finally {
     await context.close();

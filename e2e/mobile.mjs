@@ -84,18 +84,33 @@ function keepTrail(page) {
  * last API calls and console errors.
  */
 export async function cardsShown(page, n) {
+  await listShows(page, (want) => document.querySelectorAll('[data-testid=lead-card]').length === want, n, `${n} cards`);
+}
+
+/**
+ * customersShown waits until the list's cards are those of the customers named, in that
+ * order: the list a query asked for, not the one on screen before it (which may have as
+ * many cards while the new one loads).
+ */
+export async function customersShown(page, names) {
+  await listShows(page, (want) => JSON.stringify([...document.querySelectorAll('[data-testid=lead-customer]')]
+    .map((e) => e.textContent)) === want, JSON.stringify(names), `the customers ${JSON.stringify(names)}`);
+}
+
+async function listShows(page, shows, arg, wanted) {
   try {
-    await page.waitForFunction((want) => document.querySelectorAll('[data-testid=lead-card]').length === want, n);
+    await page.waitForFunction(shows, arg);
   } catch (err) {
     const seen = await page.evaluate(() => {
       const has = (id) => document.querySelector(`[data-testid=${id}]`) !== null;
       return {
         cards: document.querySelectorAll('[data-testid=lead-card]').length,
+        customers: [...document.querySelectorAll('[data-testid=lead-customer]')].map((e) => e.textContent).slice(0, 5),
         loading: has('list-loading'), empty: has('list-empty'), cacheNote: has('cache-note'), offlineNote: has('offline-note'),
         sortPanel: has('sort-panel'), filterPanel: has('filter-panel'), url: location.href,
       };
     }).catch((e) => `unreadable: ${e.message}`);
-    err.message += `\nwanted ${n} cards; the page showed ${JSON.stringify(seen)}\n${(trails.get(page) ?? []).join('\n')}`;
+    err.message += `\nwanted ${wanted}; the page showed ${JSON.stringify(seen)}\n${(trails.get(page) ?? []).join('\n')}`;
     throw err;
   }
 }
