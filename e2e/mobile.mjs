@@ -80,8 +80,8 @@ function keepTrail(page) {
 
 /**
  * cardsShown waits until the list shows n cards. When it does not, the error says what the
- * list showed instead (its cards, the loading and empty states, the notes) and the page's
- * last API calls and console errors.
+ * list showed instead (its cards and first customers, the loading and empty states, the
+ * notes) and the page's last API calls and console errors (listShows).
  */
 export async function cardsShown(page, n) {
   await listShows(page, (want) => document.querySelectorAll('[data-testid=lead-card]').length === want, n, `${n} cards`);
@@ -97,6 +97,7 @@ export async function customersShown(page, names) {
     .map((e) => e.textContent)) === want, JSON.stringify(names), `the customers ${JSON.stringify(names)}`);
 }
 
+/** listShows waits until shows(arg) holds in the page; when it does not, it says what the list showed. */
 async function listShows(page, shows, arg, wanted) {
   try {
     await page.waitForFunction(shows, arg);
