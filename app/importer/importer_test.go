@@ -99,6 +99,9 @@ func TestImportThroughput(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("IMPORT_BATCH")); err == nil { // another batch size, to compare
 		importer.BatchSize, importer.UndoBatchSize = v, v
 	}
+	if v, err := strconv.Atoi(os.Getenv("IMPORT_WINDOW")); err == nil { // another window, to compare
+		importer.Window = v
+	}
 	for _, d := range storetest.Dialects() {
 		if e := os.Getenv("IMPORT_ENGINE"); e != "" && e != string(d) {
 			continue // IMPORT_ENGINE=sqlite or postgres: that engine only
@@ -697,7 +700,7 @@ func TestOverlappedBatchesFindTheRecordsOfTheBatchBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
-		r.BatchSize = size
+		r.BatchSize, r.Window = size, size // a window a batch: in file order, each batch's keys those of the batch before
 		var positions []int
 		r.AfterBatch = func(im *store.Import) { positions = append(positions, im.NextRow) }
 		got := runImport(t, s, r, im.ID)

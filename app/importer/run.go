@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +29,17 @@ var (
 	UndoBatchSize = 2000
 )
 
+// Window is how many rows of a file a new runner reads and orders together (its Window):
+// rows are applied, and undone, a window at a time in the order of the records they change,
+// not in file order (store.ImportPlaces), so each batch changes neighbouring records. A
+// file in no particular order otherwise has every batch rewrite pages all over the table and
+// its indexes: the update of 100,000 shuffled rows took 26–29 s on SQLite a batch at a time,
+// 19–22 s in windows of 20,000, and its undo 26–29 s against 18–19 s (docs/PERFORMANCE.md,
+// "Twentieth round"). A larger window puts a batch's records closer together but holds more
+// rows in memory: 20,000 built rows take about 30 MB, and the runner holds two windows (the
+// one applied, the next read).
+var Window = 20000
+
 // DefaultTidyAfter is a new runner's TidyAfter.
 const DefaultTidyAfter = 10000
 
@@ -46,11 +59,14 @@ type Runner struct {
 	// the people using it (and, in tests, so its progress can be watched on any machine).
 	Pause time.Duration
 	// AfterBatch, when set, is called after each committed batch of an import or an undo,
-	// with the import as it stands (NextRow, Undone): for a measurement's per-batch rate.
+	// with the import as it stands (Processed, Undone): for a measurement's per-batch rate.
 	AfterBatch func(im *store.Import)
 	// BatchSize and UndoBatchSize are the rows applied, and the changes undone, per
 	// transaction: BatchSize and UndoBatchSize unless changed before the runner starts.
 	BatchSize, UndoBatchSize int
+	// Window is how many rows are read and ordered together: Window unless changed before the
+	// runner starts.
+	Window int
 	// TidyAfter is how many records an import or an undo must have written for the runner
 	// to tidy after it (Tidy): a large write leaves SQLite's search index in many segments
 	// that every later search reads, and PostgreSQL's statistics behind the table. Smaller
@@ -66,7 +82,7 @@ type Runner struct {
 func NewRunner(db *store.DB, log *slog.Logger, pause time.Duration) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Runner{DB: db, Log: log, Pause: pause, BatchSize: BatchSize, UndoBatchSize: UndoBatchSize,
-		TidyAfter: DefaultTidyAfter, ctx: ctx, cancel: cancel}
+		Window: Window, TidyAfter: DefaultTidyAfter, ctx: ctx, cancel: cancel}
 }
 
 // Close stops the runner's background work and waits for it: an import cut short stays
@@ -188,7 +204,7 @@ func (r *Runner) Resume(ctx context.Context, ref store.ImportRef, quietSince tim
 		if undo {
 			status = store.ImportUndone
 		}
-		r.Log.Info("import finished", "tenant", im.TenantID, "import", im.ID, "undo", undo, "rows", im.NextRow,
+		r.Log.Info("import finished", "tenant", im.TenantID, "import", im.ID, "undo", undo, "rows", im.Processed(),
 			"created", im.Created, "updated", im.Updated, "skipped", im.Skipped, "failed", im.Failed,
 			"took", time.Since(started).Round(time.Millisecond))
 		return finish(status, "", nil)
@@ -267,14 +283,21 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 		return err
 	}
 	n := 0
-	for n < im.NextRow { // resume after the last committed batch
+	for n < im.NextRow { // resume after the last committed window
 		if _, ok := rows.Next(); !ok {
 			break
 		}
 		n++
 	}
+	// The rows of the window in progress that a committed batch did (row numbers count the
+	// header as row 1).
+	done, err := s.ImportedRows(ctx, im, n+2)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	batches := readBatches(ctx, rows, b, n, r.BatchSize)
+	batches := readBatches(ctx, rows, b, reading{n: n, size: r.BatchSize, window: r.Window, done: done,
+		order: func(ctx context.Context, items []store.ImportItem) error { return orderWindow(ctx, s, im, items) }})
 	defer func() {
 		cancel()
 		for range batches { // until the reader has stopped
@@ -285,6 +308,9 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 	}
 	first := true
 	for bt := range batches {
+		if bt.err != nil {
+			return bt.err
+		}
 		if !first {
 			if err := r.rest(ctx); err != nil {
 				return err
@@ -368,10 +394,14 @@ func overlap(start func(before, cur *inFlight) bool) error {
 // that were in flight. A batch that shares a key with the one before waits for its commit
 // before it starts, so that it finds the records that batch created or changed.
 func (r *Runner) applyOverlapped(ctx context.Context, s store.Scope, im *store.Import, batches <-chan batch) error {
-	var failed error // a batch that shared a key waited for one that failed
+	var failed error // the reader's, or that of a batch a batch sharing a key waited for
 	err := overlap(func(before, cur *inFlight) bool {
 		bt, ok := <-batches
 		if !ok {
+			return false
+		}
+		if bt.err != nil {
+			failed = bt.err
 			return false
 		}
 		if before != nil && sharesKey(before.keys, bt.items) {
@@ -392,21 +422,18 @@ func (r *Runner) applyOverlapped(ctx context.Context, s store.Scope, im *store.I
 	return cmp.Or(failed, err, ctx.Err())
 }
 
-// undoOverlapped undoes the import window by window, two at a time, as applyOverlapped
-// applies it (store.Scope.UndoImportWindowInTurn): a window whose changes name a record
-// that the window above names too waits for that window's commit before it reads it.
-func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Import) error {
-	hi, err := s.ImportUndoTop(ctx, im)
-	if err != nil {
-		return err
-	}
-	size := min(max(r.UndoBatchSize, 1), store.MaxImportBatch)
-	err = overlap(func(before, cur *inFlight) bool {
-		if hi <= 0 {
+// undoOverlapped undoes the import group by group (undoGroups), two at a time, as
+// applyOverlapped applies it (store.Scope.UndoImportRowsInTurn): a group whose changes name a
+// record that the group before names too waits for that group's commit before it reads it.
+func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Import, groups *undoGroups) error {
+	var failed error // reading the next window's groups
+	err := overlap(func(before, cur *inFlight) bool {
+		g, ok, err := groups.next(ctx)
+		if err != nil || !ok {
+			failed = err
 			return false
 		}
-		lo := max(hi-size, 0)
-		go func(lo, hi int) {
+		go func() {
 			defer close(cur.done)
 			named := false
 			ready := func(ids []int64) error {
@@ -418,7 +445,7 @@ func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Im
 				if before == nil {
 					return nil
 				}
-				<-before.named // closed by the time the window above ends, at the latest
+				<-before.named // closed by the time the group before ends, at the latest
 				for _, id := range ids {
 					if before.ids[id] {
 						return turn(before)()
@@ -426,18 +453,46 @@ func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Im
 				}
 				return nil
 			}
-			cur.err = s.UndoImportWindowInTurn(ctx, im, lo, hi, ready, turn(before))
+			cur.err = s.UndoImportRowsInTurn(ctx, im, g, ready, turn(before))
 			if !named {
 				close(cur.named)
 			}
 			if cur.err == nil && r.AfterBatch != nil {
 				r.AfterBatch(im)
 			}
-		}(lo, hi)
-		hi = lo
+		}()
 		return true
 	})
-	return cmp.Or(err, ctx.Err())
+	return cmp.Or(failed, err, ctx.Err())
+}
+
+// undoGroups gives an undo's groups of changes (store.Scope.ImportUndoGroups), latest window
+// of rows first, each window's groups in the order of the records they change. Every change
+// of a record within a window is in one group, and a record changed in two windows is
+// reverted in the later window first: its changes are undone latest first.
+type undoGroups struct {
+	s            store.Scope
+	im           *store.Import
+	hi           int // the top of the next window; 0 when there is none
+	window, size int
+	groups       []store.UndoGroup
+}
+
+func (u *undoGroups) next(ctx context.Context) (store.UndoGroup, bool, error) {
+	for len(u.groups) == 0 {
+		if u.hi <= 0 {
+			return store.UndoGroup{}, false, nil
+		}
+		lo := max(u.hi-u.window, 0)
+		var err error
+		if u.groups, err = u.s.ImportUndoGroups(ctx, u.im, lo, u.hi, u.size); err != nil {
+			return store.UndoGroup{}, false, err
+		}
+		u.hi = lo
+	}
+	g := u.groups[0]
+	u.groups = u.groups[1:]
+	return g, true, nil
 }
 
 // keysOf is the set of the items' keys.
@@ -461,63 +516,155 @@ func sharesKey(keys map[string]bool, items []store.ImportItem) bool {
 	return false
 }
 
-// batch is a batch of an import's rows, built, and the row number after its last.
+// batch is a batch of an import's rows, built, and the import's position once it has
+// committed: the row number after its window's last when it is the window's last batch,
+// else the window's start (the rows of a window are done in another order than the file's).
+// err is the reader's, which ends the import.
 type batch struct {
 	items []store.ImportItem
 	next  int
+	err   error
 }
 
-// readBatches reads the rows after the first n and builds them into batches of size
-// in a goroutine of its own, one batch ahead of the batch being applied: reading and
-// checking rows (the CSV, the cleaning of cells, the masters by name) runs while the
-// database writes the batch before, on a machine's second core. The channel closes after
-// the last batch, or when ctx ends.
-func readBatches(ctx context.Context, rows *Rows, b *Builder, n, size int) <-chan batch {
-	out := make(chan batch) // unbuffered: the reader builds the next batch, no more, while one is applied
+// reading is what readBatches reads: the rows after the first n (the import's position),
+// passing over the rows in done (done by a batch of the window in progress when the import
+// stopped), window rows at a time, each window put in order and sent in batches of size.
+type reading struct {
+	n, size, window int
+	done            map[int]bool
+	order           func(ctx context.Context, items []store.ImportItem) error
+}
+
+// readBatches reads and builds the rows (the CSV, the cleaning of cells, the masters by
+// name) in a goroutine of its own, a window ahead of the one being applied, and orders each
+// window in another, so both run while the database writes, on a machine's second core.
+// The channel closes after the last batch, after an error, or when ctx ends.
+func readBatches(ctx context.Context, rows *Rows, b *Builder, rd reading) <-chan batch {
+	type window struct {
+		items      []store.ImportItem
+		start, end int
+	}
+	windows := make(chan window, 1)
+	go func() {
+		defer close(windows)
+		n := rd.n
+		for {
+			w := window{start: n, items: make([]store.ImportItem, 0, min(rd.window, 4*rd.size))}
+			for n-w.start < max(rd.window, rd.size) {
+				row, ok := rows.Next()
+				if !ok {
+					break
+				}
+				n++
+				if !rd.done[row.No] {
+					w.items = append(w.items, b.Item(row))
+				}
+			}
+			if n == w.start {
+				return
+			}
+			w.end = n
+			select {
+			case windows <- w:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	out := make(chan batch) // unbuffered: the next batch is ready, no more, while one is applied
 	go func() {
 		defer close(out)
-		items := make([]store.ImportItem, 0, size)
-		send := func() bool {
+		send := func(bt batch) bool {
 			select {
-			case out <- batch{items, n}:
-				items = make([]store.ImportItem, 0, size)
+			case out <- bt:
 				return true
 			case <-ctx.Done():
 				return false
 			}
 		}
-		for {
-			row, ok := rows.Next()
-			if !ok {
-				break
-			}
-			n++
-			items = append(items, b.Item(row))
-			if len(items) == size && !send() {
+		for w := range windows {
+			if err := rd.order(ctx, w.items); err != nil {
+				send(batch{err: err})
 				return
 			}
-		}
-		if len(items) > 0 {
-			send()
+			// a window whose rows were all done still moves the position, with no rows
+			for i := 0; i == 0 || i < len(w.items); i += rd.size {
+				j := min(i+rd.size, len(w.items))
+				next := w.start
+				if j == len(w.items) {
+					next = w.end
+				}
+				if !send(batch{items: w.items[i:j:j], next: next}) {
+					return
+				}
+			}
 		}
 	}()
 	return out
 }
 
-func (r *Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
-	if r.Pause <= 0 && s.CanOverlapBatches() {
-		return r.undoOverlapped(ctx, s, im)
+// orderWindow puts a window's items in the order of the records their keys reach now
+// (store.ImportPlaces), the rows that reach none after them. The sort is stable, and rows
+// with the same key reach the same record, so they keep their file order: a row still
+// sees what the rows above it with its key did, whatever batch each lands in.
+func orderWindow(ctx context.Context, s store.Scope, im *store.Import, items []store.ImportItem) error {
+	seen := make(map[string]bool, len(items))
+	var keys []string
+	for _, it := range items {
+		if it.Key != "" && !seen[it.Key] {
+			seen[it.Key] = true
+			keys = append(keys, it.Key)
+		}
 	}
-	for {
-		more, err := s.UndoImportBatch(ctx, im, r.UndoBatchSize)
-		if err == nil && r.AfterBatch != nil {
+	if len(keys) == 0 {
+		return nil
+	}
+	places, err := s.ImportPlaces(ctx, im, keys)
+	if err != nil || len(places) == 0 {
+		return err
+	}
+	place := make([]int64, len(items))
+	order := make([]int, len(items))
+	for i, it := range items {
+		place[i], order[i] = math.MaxInt64, i
+		if id, ok := places[it.Key]; ok && it.Key != "" {
+			place[i] = id
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(place[a], place[b]) })
+	sorted := make([]store.ImportItem, len(items))
+	for i, j := range order {
+		sorted[i] = items[j]
+	}
+	copy(items, sorted)
+	return nil
+}
+
+func (r *Runner) runUndo(ctx context.Context, s store.Scope, im *store.Import) error {
+	hi, err := s.ImportUndoTop(ctx, im)
+	if err != nil {
+		return err
+	}
+	size := min(max(r.UndoBatchSize, 1), store.MaxImportBatch)
+	groups := &undoGroups{s: s, im: im, hi: hi, window: max(r.Window, size), size: size}
+	if r.Pause <= 0 && s.CanOverlapBatches() {
+		return r.undoOverlapped(ctx, s, im, groups)
+	}
+	for first := true; ; first = false {
+		g, ok, err := groups.next(ctx)
+		if err != nil || !ok {
+			return err
+		}
+		if !first {
+			if err := r.rest(ctx); err != nil {
+				return err
+			}
+		}
+		if err := s.UndoImportRowsInTurn(ctx, im, g, nil, nil); err != nil {
+			return err
+		}
+		if r.AfterBatch != nil {
 			r.AfterBatch(im)
-		}
-		if err != nil || !more {
-			return err
-		}
-		if err := r.rest(ctx); err != nil {
-			return err
 		}
 	}
 }

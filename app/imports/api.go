@@ -34,6 +34,7 @@ const reportProblems = 50
 // importJSON is an import as the API shows it.
 type importJSON struct {
 	*store.Import
+	Processed int               `json:"processed_rows"`
 	Progress  int               `json:"progress"`
 	Fields    []importFieldJSON `json:"fields"`
 	ReportURL string            `json:"report_url"`
@@ -47,7 +48,7 @@ type importFieldJSON struct {
 }
 
 func (h *Handler) importJSON(r *http.Request, im *store.Import) importJSON {
-	j := importJSON{Import: im, Progress: importsview.Percent(im),
+	j := importJSON{Import: im, Processed: im.Processed(), Progress: importsview.Percent(im),
 		ReportURL: "/v1/api/import/report-import/" + strconv.FormatInt(im.ID, 10)}
 	for _, f := range importer.Fields(im.Entity) {
 		j.Fields = append(j.Fields, importFieldJSON{Name: f, Label: importsview.FieldLabel(r.Context(), f),

@@ -86,21 +86,23 @@ type Import struct {
 	bun.BaseModel `bun:"table:imports,alias:im"`
 	Owned
 
-	ID          int64      `bun:"id,pk,autoincrement" json:"id"`
-	UserID      int64      `bun:"user_id,notnull" json:"user_id"`
-	Entity      string     `bun:"entity,notnull" json:"entity"`
-	FileName    string     `bun:"file_name,notnull" json:"file_name"`
-	FileSize    int64      `bun:"file_size,notnull" json:"file_size"`
-	Delimiter   string     `bun:"delimiter,notnull" json:"delimiter"`
-	Encoding    string     `bun:"encoding,notnull" json:"encoding"`
-	Header      []string   `bun:"header,notnull" json:"header"`
-	Preview     [][]string `bun:"preview,notnull" json:"preview"`
-	TotalRows   int        `bun:"total_rows,notnull" json:"total_rows"`
-	Mapping     []string   `bun:"mapping,notnull" json:"mapping"`
-	Mode        string     `bun:"mode,notnull" json:"mode"`
-	MatchKey    string     `bun:"match_key,notnull" json:"match_key"`
-	Status      string     `bun:"status,notnull" json:"status"`
-	NextRow     int        `bun:"next_row,notnull" json:"processed_rows"`
+	ID        int64      `bun:"id,pk,autoincrement" json:"id"`
+	UserID    int64      `bun:"user_id,notnull" json:"user_id"`
+	Entity    string     `bun:"entity,notnull" json:"entity"`
+	FileName  string     `bun:"file_name,notnull" json:"file_name"`
+	FileSize  int64      `bun:"file_size,notnull" json:"file_size"`
+	Delimiter string     `bun:"delimiter,notnull" json:"delimiter"`
+	Encoding  string     `bun:"encoding,notnull" json:"encoding"`
+	Header    []string   `bun:"header,notnull" json:"header"`
+	Preview   [][]string `bun:"preview,notnull" json:"preview"`
+	TotalRows int        `bun:"total_rows,notnull" json:"total_rows"`
+	Mapping   []string   `bun:"mapping,notnull" json:"mapping"`
+	Mode      string     `bun:"mode,notnull" json:"mode"`
+	MatchKey  string     `bun:"match_key,notnull" json:"match_key"`
+	Status    string     `bun:"status,notnull" json:"status"`
+	// NextRow is where the import resumes: every row before it is done (and some after it,
+	// a window being done in its records' order, not the file's; see ImportedRows).
+	NextRow     int        `bun:"next_row,notnull" json:"-"`
 	Created     int        `bun:"created_count,notnull" json:"created"`
 	Updated     int        `bun:"updated_count,notnull" json:"updated"`
 	Skipped     int        `bun:"skipped_count,notnull" json:"skipped"`

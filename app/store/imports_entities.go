@@ -49,6 +49,8 @@ type importKind interface {
 	setValues(it *ImportItem, v LeadInput)
 	// applyRows applies a batch's items (see ApplyImportBatch) and says what each did.
 	applyRows(ctx context.Context, tx Scope, im *Import, items []ImportItem) ([]importRow, error)
+	// places adds to places the id of the reachable record with each key (ImportPlaces).
+	places(ctx context.Context, s Scope, im *Import, keys []string, places map[string]int64) error
 	// undoRows reverts a batch of changed rows (see UndoImportBatch).
 	undoRows(ctx context.Context, tx Scope, im *Import, rows []importRow) error
 	// table is the entity whose records the import writes.

@@ -67,12 +67,28 @@ func undoable(q *bun.SelectQuery, im *Import) *bun.SelectQuery {
 // what it undid and commits (see ApplyImportBatchInTurn). A window with nothing left to
 // undo writes nothing, once its turn has come.
 func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi int, ready func(ids []int64) error, turn func() error) error {
+	if hi-lo > MaxImportBatch {
+		return fmt.Errorf("store: an undo window of %d rows", hi-lo)
+	}
+	return s.undoInTurn(ctx, im, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("ir.row_no >= ? AND ir.row_no < ?", lo, hi)
+	}, ready, turn)
+}
+
+// UndoImportRowsInTurn is UndoImportWindowInTurn for a group of rows (ImportUndoGroups)
+// rather than a window of row numbers: it reverts the group's changes not yet undone.
+func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup, ready func(ids []int64) error, turn func() error) error {
+	return s.undoInTurn(ctx, im, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return undoRowsIn(q, g.Rows)
+	}, ready, turn)
+}
+
+// undoInTurn reverts the changes not yet undone of the rows narrow picks (see
+// UndoImportWindowInTurn).
+func (s Scope) undoInTurn(ctx context.Context, im *Import, narrow func(*bun.SelectQuery) *bun.SelectQuery, ready func(ids []int64) error, turn func() error) error {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
 		return fmt.Errorf("store: %q is not importable", im.Entity)
-	}
-	if hi-lo > MaxImportBatch {
-		return fmt.Errorf("store: an undo window of %d rows", hi-lo)
 	}
 	undone := 0
 	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
@@ -83,8 +99,7 @@ func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi in
 			}
 		}
 		var rows []importRow
-		if err := undoable(tx.Select(&rows), im).Where("ir.row_no >= ? AND ir.row_no < ?", lo, hi).
-			OrderExpr("ir.row_no DESC").Scan(ctx); err != nil {
+		if err := narrow(undoable(tx.Select(&rows), im)).OrderExpr("ir.row_no DESC").Scan(ctx); err != nil {
 			return err
 		}
 		if ready != nil {
@@ -105,6 +120,8 @@ func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi in
 		for _, r := range rows {
 			rowNos = append(rowNos, r.RowNo)
 		}
+		// rows is latest first: the range lets the statement read the window's rows only
+		lo, hi := rows[len(rows)-1].RowNo, rows[0].RowNo+1
 		if _, err := tx.Update((*importRow)(nil)).Set("undone = ?", true).
 			Where("ir.import_id = ? AND ir.row_no >= ? AND ir.row_no < ? AND ir.row_no IN (?)", im.ID, lo, hi, bun.In(rowNos)).
 			Exec(ctx); err != nil {

@@ -119,7 +119,7 @@ func (m StatusModel) Done() int {
 	if m.Undoing() {
 		return m.Import.Undone
 	}
-	return m.Import.NextRow
+	return m.Import.Processed()
 }
 
 func (m StatusModel) Total() int {
@@ -145,7 +145,7 @@ func Percent(im *store.Import) int {
 	if im.TotalRows == 0 {
 		return 100
 	}
-	return im.NextRow * 100 / im.TotalRows
+	return im.Processed() * 100 / im.TotalRows
 }
 
 // Count writes a number the way the user's language groups digits.

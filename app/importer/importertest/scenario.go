@@ -112,7 +112,7 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 	runner.TidyAfter = 0 // the step tidies as the runner would, timed on its own
 	var batches []batchMark
 	runner.AfterBatch = func(im *store.Import) {
-		batches = append(batches, batchMark{time.Now(), CPUTime(), im.NextRow + im.Undone})
+		batches = append(batches, batchMark{time.Now(), CPUTime(), im.Processed() + im.Undone})
 	}
 	var stmts *store.StatementTimes
 	if sc.Statements {
@@ -129,7 +129,7 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 			stmts.Reset()
 		}
 		start, cpu := time.Now(), CPUTime()
-		batches = append(batches, batchMark{start, cpu, before.NextRow + before.Undone})
+		batches = append(batches, batchMark{start, cpu, before.Processed() + before.Undone})
 		// labelled, so a CPU profile of a run can be read step by step (-tagfocus step=update)
 		pprof.Do(ctx, pprof.Labels("step", name), func(ctx context.Context) {
 			err = runner.Run(ctx, store.ImportRef{TenantID: s.TenantID, ID: im.ID})
