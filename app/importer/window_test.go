@@ -63,6 +63,32 @@ func name(t *testing.T, s store.Scope, id int64) string {
 	return v.CustomerName
 }
 
+// windowImport makes a tenant of the n leads importLeads(n, 0) makes and queues windowFile(n)
+// as an upsert by email; it gives the leads' ids by person number.
+func windowImport(t *testing.T, db *store.DB, n int) (store.Scope, []int64, *store.Import) {
+	t.Helper()
+	s := acme(t, db)
+	ids := leadIDs(t, s, importLeads(t, s, importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0), n, 0))
+	if !slices.IsSorted(ids) {
+		t.Fatalf("the leads' ids are not in file order: %v", ids)
+	}
+	im := upload(t, s, store.EntityLead, windowFile(n))
+	if _, err := s.QueueImport(context.Background(), im.ID, im.Mapping, store.ModeUpsert, store.MatchEmail); err != nil {
+		t.Fatal(err)
+	}
+	return s, ids, im
+}
+
+// namesGivenBack checks that every lead has its name from before windowFile's import.
+func namesGivenBack(t *testing.T, s store.Scope, ids []int64) {
+	t.Helper()
+	for i, id := range ids {
+		if got := name(t, s, id); got != fmt.Sprintf("Person %d", i) {
+			t.Errorf("lead %d after the undo: %q", i, got)
+		}
+	}
+}
+
 // A file in no particular order is applied a window at a time in the order of the leads
 // its rows change: each batch's leads all come after the batch before's, the rows that
 // create after them. Rows with one key keep their file order, whatever batch they land in:
@@ -73,17 +99,9 @@ func TestWindowAppliesRowsInTheirRecordsOrder(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := acme(t, db)
 		const n, size = 300, 50
+		s, ids, im := windowImport(t, db, n)
 		r := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
-		ids := leadIDs(t, s, importLeads(t, s, r, n, 0))
-		if !slices.IsSorted(ids) {
-			t.Fatalf("the leads' ids are not in file order: %v", ids)
-		}
-		im := upload(t, s, store.EntityLead, windowFile(n))
-		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeUpsert, store.MatchEmail); err != nil {
-			t.Fatal(err)
-		}
 		// One batch at a time (a pause, on PostgreSQL too), so each batch's rows can be read
 		// once it has committed.
 		r.Pause, r.BatchSize, r.UndoBatchSize, r.Window = time.Nanosecond, size, size, n+4
@@ -150,11 +168,7 @@ func TestWindowAppliesRowsInTheirRecordsOrder(t *testing.T) {
 		if got.Status != store.ImportUndone || got.Undone != n+4 {
 			t.Fatalf("undo: %+v", got)
 		}
-		for i, id := range ids {
-			if got := name(t, s, id); got != fmt.Sprintf("Person %d", i) {
-				t.Errorf("lead %d after the undo: %q", i, got)
-			}
-		}
+		namesGivenBack(t, s, ids)
 		if _, err := s.LeadView(ctx, newID); err != store.ErrNotFound {
 			t.Errorf("the new lead after the undo: %v", err)
 		}
@@ -169,14 +183,9 @@ func TestWindowResumesWithTheRowsItHasNotDone(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := acme(t, db)
 		const n, size = 300, 50
+		s, ids, im := windowImport(t, db, n)
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		ids := leadIDs(t, s, importLeads(t, s, importer.NewRunner(db, log, 0), n, 0))
-		im := upload(t, s, store.EntityLead, windowFile(n))
-		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeUpsert, store.MatchEmail); err != nil {
-			t.Fatal(err)
-		}
 		ref := store.ImportRef{TenantID: s.TenantID, ID: im.ID}
 		// stopAfter runs the import, or its undo, with a runner whose process ends once k
 		// batches have committed (two may be in flight on PostgreSQL).
@@ -246,11 +255,7 @@ func TestWindowResumesWithTheRowsItHasNotDone(t *testing.T) {
 		if got = resume(); got.Status != store.ImportUndone || got.Undone != n+4 {
 			t.Fatalf("undo resumed: %+v", got)
 		}
-		for i, id := range ids {
-			if got := name(t, s, id); got != fmt.Sprintf("Person %d", i) {
-				t.Errorf("lead %d after the undo: %q", i, got)
-			}
-		}
+		namesGivenBack(t, s, ids)
 		if page, err = s.ListLeads(ctx, store.LeadQuery{Limit: 1}); err != nil || page.Total != n {
 			t.Fatalf("leads after the undo: %d %v", page.Total, err)
 		}
