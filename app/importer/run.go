@@ -544,7 +544,7 @@ func readBatches(ctx context.Context, rows *Rows, b *Builder, rd reading) <-chan
 		items      []store.ImportItem
 		start, end int
 	}
-	windows := make(chan window, 1)
+	windows := make(chan window) // unbuffered: two windows in memory at most, the one applied and the next
 	go func() {
 		defer close(windows)
 		n := rd.n
