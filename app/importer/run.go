@@ -627,7 +627,7 @@ func orderWindow(ctx context.Context, s store.Scope, im *store.Import, items []s
 	order := make([]int, len(items))
 	for i, it := range items {
 		place[i], order[i] = math.MaxInt64, i
-		if id, ok := places[it.Key]; ok && it.Key != "" {
+		if id, ok := places[it.Key]; ok { // no key is "": it never reaches a record
 			place[i] = id
 		}
 	}

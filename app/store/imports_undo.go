@@ -79,7 +79,8 @@ func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi in
 // rather than a window of row numbers: it reverts the group's changes not yet undone.
 func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup, ready func(ids []int64) error, turn func() error) error {
 	return s.undoInTurn(ctx, im, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return undoRowsIn(q, g.Rows)
+		cond, args := rowNosIn(g.Rows)
+		return q.Where(cond, args...)
 	}, ready, turn)
 }
 
@@ -120,11 +121,9 @@ func (s Scope) undoInTurn(ctx context.Context, im *Import, narrow func(*bun.Sele
 		for _, r := range rows {
 			rowNos = append(rowNos, r.RowNo)
 		}
-		// rows is latest first: the range lets the statement read the window's rows only
-		lo, hi := rows[len(rows)-1].RowNo, rows[0].RowNo+1
-		if _, err := tx.Update((*importRow)(nil)).Set("undone = ?", true).
-			Where("ir.import_id = ? AND ir.row_no >= ? AND ir.row_no < ? AND ir.row_no IN (?)", im.ID, lo, hi, bun.In(rowNos)).
-			Exec(ctx); err != nil {
+		cond, args := rowNosIn(rowNos)
+		if _, err := tx.Update((*importRow)(nil)).Set("undone = ?", true).Where("ir.import_id = ?", im.ID).
+			Where(cond, args...).Exec(ctx); err != nil {
 			return err
 		}
 		if turn != nil {
