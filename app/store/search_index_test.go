@@ -99,8 +99,8 @@ func TestSearchIndexFollowsEditsAndDeletes(t *testing.T) {
 }
 
 // TestContentlessSearchMigrationIndexesEveryRecord replays SQLite's migration to contentless
-// search indexes over a tenant's records: each is found afterwards, as before it, and the
-// triggers it makes keep the index current.
+// search indexes over a tenant's records: each is found afterwards, as before it, the
+// triggers it makes keep the index current, and no delete rewrites a segment whole.
 func TestContentlessSearchMigrationIndexesEveryRecord(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite) // PostgreSQL's search index is over the table itself
@@ -145,6 +145,16 @@ func TestContentlessSearchMigrationIndexesEveryRecord(t *testing.T) {
 	}
 	if got := clientIDs(listClients(t, s, store.ClientQuery{Search: "clientson"}).Rows); !slices.Equal(got, []int64{c.ID}) {
 		t.Errorf("client after the migration: %v", got)
+	}
+	// A segment is never rewritten whole inside a write because some of it was deleted.
+	for _, table := range []string{"leads_fts", "clients_fts"} {
+		var deleteMerge int
+		if err := db.Raw("SELECT v FROM " + table + "_config WHERE k = 'deletemerge'").Scan(ctx, &deleteMerge); err != nil {
+			t.Fatalf("%s's deletemerge: %v", table, err)
+		}
+		if deleteMerge != 0 {
+			t.Errorf("%s's deletemerge is %d, want 0", table, deleteMerge)
+		}
 	}
 	if err := s.DeleteLead(ctx, leads[0]); err != nil {
 		t.Fatal(err)
