@@ -72,14 +72,14 @@ func (h *Handler) MasterList(kind store.MasterKind) http.HandlerFunc {
 			h.web.Fail(w, r, err)
 			return
 		}
+		uses, err := scope.MasterUsages(r.Context(), kind, ms)
+		if err != nil {
+			h.web.Fail(w, r, err)
+			return
+		}
 		out := make([]masterJSON, 0, len(ms))
 		for i := range ms {
-			n, err := scope.MasterUsage(r.Context(), &ms[i])
-			if err != nil {
-				h.web.Fail(w, r, err)
-				return
-			}
-			out = append(out, masterJSON{Master: &ms[i], LeadCount: n})
+			out = append(out, masterJSON{Master: &ms[i], LeadCount: uses[ms[i].ID]})
 		}
 		h.web.OK(w, r, http.StatusOK, "ok", web.List[masterJSON]{Result: out, Total: int64(len(out)), Page: 1, Limit: len(out)})
 	}

@@ -46,13 +46,13 @@ func (h *Handler) mastersModel(r *http.Request, kind store.MasterKind) (*setting
 	m := &settingsview.Masters{Kind: kind, Ordered: kind == store.KindStage,
 		CanCreate: p.Perms.Allows(auth.FeatureSettings, auth.Create), CanUpdate: p.Perms.Allows(auth.FeatureSettings, auth.Update),
 		CanDelete: p.Perms.Allows(auth.FeatureSettings, auth.Delete)}
+	uses, err := scope.MasterUsages(r.Context(), kind, ms)
+	if err != nil {
+		return nil, err
+	}
 	for _, master := range ms {
-		n, err := scope.MasterUsage(r.Context(), &master)
-		if err != nil {
-			return nil, err
-		}
 		m.Rows = append(m.Rows, settingsview.MasterRow{ID: master.ID, Name: master.Name, IsDefault: master.IsDefault, IsWon: master.IsWon,
-			IsLost: master.IsLost, Count: n, Input: master.Name})
+			IsLost: master.IsLost, Count: uses[master.ID], Input: master.Name})
 	}
 	return m, nil
 }

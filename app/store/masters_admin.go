@@ -151,6 +151,60 @@ func (s Scope) MasterUsage(ctx context.Context, m *Master) (int64, error) {
 	return q.Count(ctx)
 }
 
+// MasterUsages is MasterUsage for every master of ms (one kind), by id, from one statement:
+// a settings list shows each entry's count, and a count a master would read the tenant's
+// leads once a master (a kind without an index, such as business types or titles, the
+// whole tenant each time: 0.3–0.6 s a master at 1,000,000 leads). Stages and statuses come
+// from the lead counters (lead_counts), sources from the monthly counters' tenant totals
+// (user 0 of lead_month_counts), which triggers keep exact; the other kinds from the leads
+// grouped once.
+func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ms))
+	if len(ms) == 0 || kind == KindEventType { // event types: see MasterUsage
+		return out, nil
+	}
+	var rows []struct {
+		ID   int64
+		Name string
+		N    int64
+	}
+	var q *bun.SelectQuery
+	switch col := kind.leadColumn(); kind {
+	case KindStage, KindStatus:
+		q = s.Select((*leadCount)(nil)).ColumnExpr("lc."+countersColumn[kind]+" AS id").
+			ColumnExpr("CAST(SUM(lc.n) AS BIGINT) AS n").GroupExpr("lc." + countersColumn[kind])
+	case KindSource:
+		q = s.Select((*leadMonthCount)(nil)).ColumnExpr("lmc.source_id AS id").
+			ColumnExpr("CAST(SUM(lmc.n) AS BIGINT) AS n").Where("lmc.user_id = 0").GroupExpr("lmc.source_id")
+	case KindTitle:
+		names := make([]string, 0, len(ms))
+		for _, m := range ms {
+			names = append(names, m.Name)
+		}
+		q = s.Select((*Lead)(nil)).ColumnExpr("l.customer_title AS name").ColumnExpr("COUNT(*) AS n").
+			Where("l.customer_title IN (?)", bun.In(names)).GroupExpr("l.customer_title")
+	default:
+		q = s.Select((*Lead)(nil)).ColumnExpr("l."+col+" AS id").ColumnExpr("COUNT(*) AS n").
+			Where("l." + col + " IS NOT NULL").GroupExpr("l." + col)
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	byName := map[string]int64{}
+	for _, r := range rows {
+		out[r.ID], byName[r.Name] = r.N, r.N
+	}
+	if kind == KindTitle { // leads keep a title by name
+		for _, m := range ms {
+			out[m.ID] = byName[m.Name]
+		}
+	}
+	return out, nil
+}
+
+// countersColumn is the column of lead_counts that counts a kind.
+var countersColumn = map[MasterKind]string{KindStage: "stage_id", KindStatus: "status_id"}
+
 // MasterUses counts every record that uses a master: the leads and the clients (by id,
 // or by name for personal titles, which the records keep as text). A delete is refused
 // while any does, so the database's foreign keys are never what says no.
