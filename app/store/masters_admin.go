@@ -171,7 +171,7 @@ func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (
 	var q *bun.SelectQuery
 	switch col := kind.leadColumn(); kind {
 	case KindStage, KindStatus:
-		q = s.Select((*leadCount)(nil)).ColumnExpr("lc."+countersColumn[kind]+" AS id").
+		q = s.Select((*leadCount)(nil)).ColumnExpr("lc." + countersColumn[kind] + " AS id").
 			ColumnExpr("CAST(SUM(lc.n) AS BIGINT) AS n").GroupExpr("lc." + countersColumn[kind])
 	case KindSource:
 		q = s.Select((*leadMonthCount)(nil)).ColumnExpr("lmc.source_id AS id").
@@ -184,7 +184,7 @@ func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (
 		q = s.Select((*Lead)(nil)).ColumnExpr("l.customer_title AS name").ColumnExpr("COUNT(*) AS n").
 			Where("l.customer_title IN (?)", bun.In(names)).GroupExpr("l.customer_title")
 	default:
-		q = s.Select((*Lead)(nil)).ColumnExpr("l."+col+" AS id").ColumnExpr("COUNT(*) AS n").
+		q = s.Select((*Lead)(nil)).ColumnExpr("l." + col + " AS id").ColumnExpr("COUNT(*) AS n").
 			Where("l." + col + " IS NOT NULL").GroupExpr("l." + col)
 	}
 	if err := q.Scan(ctx, &rows); err != nil {

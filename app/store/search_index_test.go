@@ -149,7 +149,7 @@ func TestContentlessSearchMigrationIndexesEveryRecord(t *testing.T) {
 	// A segment is never rewritten whole inside a write because some of it was deleted.
 	for _, table := range []string{"leads_fts", "clients_fts"} {
 		var deleteMerge int
-		if err := db.Raw("SELECT v FROM " + table + "_config WHERE k = 'deletemerge'").Scan(ctx, &deleteMerge); err != nil {
+		if err := db.Raw("SELECT v FROM "+table+"_config WHERE k = 'deletemerge'").Scan(ctx, &deleteMerge); err != nil {
 			t.Fatalf("%s's deletemerge: %v", table, err)
 		}
 		if deleteMerge != 0 {
