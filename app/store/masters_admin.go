@@ -190,14 +190,18 @@ func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (
 	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, err
 	}
-	byName := map[string]int64{}
-	for _, r := range rows {
-		out[r.ID], byName[r.Name] = r.N, r.N
-	}
-	if kind == KindTitle { // leads keep a title by name
-		for _, m := range ms {
-			out[m.ID] = byName[m.Name]
+	if kind != KindTitle {
+		for _, r := range rows {
+			out[r.ID] = r.N
 		}
+		return out, nil
+	}
+	byName := make(map[string]int64, len(rows)) // leads keep a title by name
+	for _, r := range rows {
+		byName[r.Name] = r.N
+	}
+	for _, m := range ms {
+		out[m.ID] = byName[m.Name]
 	}
 	return out, nil
 }
