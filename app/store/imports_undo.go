@@ -35,7 +35,11 @@ func (s Scope) UndoImportBatch(ctx context.Context, im *Import, limit int) (bool
 		}
 	}
 	lo := max(hi-limit, 0)
-	if err := s.UndoImportWindowInTurn(ctx, im, lo, hi, nil, nil); err != nil {
+	window := UndoGroup{Rows: make([]int, 0, hi-lo)}
+	for n := lo; n < hi; n++ {
+		window.Rows = append(window.Rows, n)
+	}
+	if err := s.UndoImportRowsInTurn(ctx, im, window, nil, nil); err != nil {
 		return false, err
 	}
 	im.undoBelow = lo
@@ -58,35 +62,15 @@ func undoable(q *bun.SelectQuery, im *Import) *bun.SelectQuery {
 		bun.In([]string{OutcomeCreated, OutcomeUpdated}))
 }
 
-// UndoImportWindowInTurn reverts, in one transaction, the changes of the rows numbered lo
-// to hi-1 of a claimed import that is being undone (see UndoImportBatch), and may run while
-// the window above it is still in flight (CanOverlapBatches). When ready is not nil, it is
-// told the records the window's changes name before they are read, and may wait (for the
-// window above to commit, when it names one of them) or fail the window; when turn is not
-// nil, the window does not hold the import from its start and calls turn before it records
-// what it undid and commits (see ApplyImportBatchInTurn). A window with nothing left to
-// undo writes nothing, once its turn has come.
-func (s Scope) UndoImportWindowInTurn(ctx context.Context, im *Import, lo, hi int, ready func(ids []int64) error, turn func() error) error {
-	if hi-lo > MaxImportBatch {
-		return fmt.Errorf("store: an undo window of %d rows", hi-lo)
-	}
-	return s.undoInTurn(ctx, im, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("ir.row_no >= ? AND ir.row_no < ?", lo, hi)
-	}, ready, turn)
-}
-
-// UndoImportRowsInTurn is UndoImportWindowInTurn for a group of rows (ImportUndoGroups)
-// rather than a window of row numbers: it reverts the group's changes not yet undone.
+// UndoImportRowsInTurn reverts, in one transaction, the changes not yet undone of a group
+// of rows (ImportUndoGroups, or a window of row numbers) of a claimed import that is being
+// undone, and may run while the group before it is still in flight (CanOverlapBatches).
+// When ready is not nil, it is told the records the group's changes name before they are
+// read, and may wait (for the group before to commit, when it names one of them) or fail
+// the group; when turn is not nil, the group does not hold the import from its start and
+// calls turn before it records what it undid and commits (see ApplyImportBatchInTurn). A
+// group with nothing left to undo writes nothing, once its turn has come.
 func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup, ready func(ids []int64) error, turn func() error) error {
-	return s.undoInTurn(ctx, im, func(q *bun.SelectQuery) *bun.SelectQuery {
-		cond, args := rowNosIn(g.Rows)
-		return q.Where(cond, args...)
-	}, ready, turn)
-}
-
-// undoInTurn reverts the changes not yet undone of the rows narrow picks (see
-// UndoImportWindowInTurn).
-func (s Scope) undoInTurn(ctx context.Context, im *Import, narrow func(*bun.SelectQuery) *bun.SelectQuery, ready func(ids []int64) error, turn func() error) error {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
 		return fmt.Errorf("store: %q is not importable", im.Entity)
@@ -100,7 +84,8 @@ func (s Scope) undoInTurn(ctx context.Context, im *Import, narrow func(*bun.Sele
 			}
 		}
 		var rows []importRow
-		if err := narrow(undoable(tx.Select(&rows), im)).OrderExpr("ir.row_no DESC").Scan(ctx); err != nil {
+		cond, args := rowNosIn(g.Rows)
+		if err := undoable(tx.Select(&rows), im).Where(cond, args...).OrderExpr("ir.row_no DESC").Scan(ctx); err != nil {
 			return err
 		}
 		if ready != nil {
@@ -108,7 +93,7 @@ func (s Scope) undoInTurn(ctx context.Context, im *Import, narrow func(*bun.Sele
 				return err
 			}
 		}
-		if len(rows) == 0 { // nothing to write, but still not done before the window above
+		if len(rows) == 0 { // nothing to write, but still not done before the group before
 			if turn != nil {
 				return turn()
 			}
@@ -121,7 +106,7 @@ func (s Scope) undoInTurn(ctx context.Context, im *Import, narrow func(*bun.Sele
 		for _, r := range rows {
 			rowNos = append(rowNos, r.RowNo)
 		}
-		cond, args := rowNosIn(rowNos)
+		cond, args = rowNosIn(rowNos)
 		if _, err := tx.Update((*importRow)(nil)).Set("undone = ?", true).Where("ir.import_id = ?", im.ID).
 			Where(cond, args...).Exec(ctx); err != nil {
 			return err
