@@ -42,6 +42,11 @@ type DB struct {
 	estimates *estimateCache
 }
 
+// StatementCacheCapacity is how many prepared reads each PostgreSQL connection keeps, the
+// least recently used closed first: plans of the repeated reads of a busy server's lists,
+// a few hundred KB of the backend's memory a connection.
+const StatementCacheCapacity = 128
+
 // DefaultURL is where the embedded database lives when nothing else is configured.
 const DefaultURL = "sqlite:./data/crm.db"
 
@@ -62,9 +67,11 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		// default (prepare each new text, then run it) costs a second round trip and fills
 		// its statement cache with statements never used again. Run each in one round trip.
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+		// A read run before is prepared once a connection and kept (plans.go).
+		cfg.StatementCacheCapacity = StatementCacheCapacity
 		// Each connection keeps app.tenant_id in step with the Scope of each statement, for
 		// the row-level security policies (rls.go).
-		sqldb := sql.OpenDB(rlsConnector{stdlib.GetConnector(*cfg)})
+		sqldb := sql.OpenDB(rlsConnector{Connector: stdlib.GetConnector(*cfg), texts: newRepeatedTexts()})
 		sqldb.SetMaxOpenConns(20)
 		sqldb.SetMaxIdleConns(20)
 		db = &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}

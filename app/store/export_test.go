@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -32,4 +34,34 @@ func OpenWithoutTenantSetting(ctx context.Context, url string) (*DB, error) {
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(20)
 	return &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}, nil
+}
+
+// KeptStatements counts the statements the pool's connection keeps compiled whose text
+// contains part: SQLite's kept statements (sqlitestmts.go), PostgreSQL's prepared ones
+// (plans.go). With SetMaxOpenConns(1), that is every statement the tests ran.
+func (db *DB) KeptStatements(ctx context.Context, part string) (int, error) {
+	if db.Dialect == Postgres {
+		var n int
+		err := db.bun.DB.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE strpos(statement, $1) > 0", part).Scan(&n)
+		return n, err
+	}
+	conn, err := db.bun.DB.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	n := 0
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*cachingConn)
+		if !ok {
+			return fmt.Errorf("connection %T keeps no statements", dc)
+		}
+		for e := c.lru.Front(); e != nil; e = e.Next() {
+			if strings.Contains(e.Value.(*cachedStmt).query, part) {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -20,14 +21,15 @@ type recorder struct {
 
 func (r *recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
-func (r *recorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+func (r *recorder) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
 	r.mu.Lock()
-	r.stmts = append(r.stmts, e.Query)
+	r.stmts = append(r.stmts, fmt.Sprint(e.Query, store.BoundArgs(ctx)))
 	r.mu.Unlock()
 }
 
 // TestQueryHookSeesTheStatementsOfAStoreCall: a hook added with AddQueryHook receives the
-// lead view's statement with its values written in, ready to run again as it is.
+// lead view's statement with its values, written in or sent apart (store.BoundArgs),
+// ready to run again as it is.
 func TestQueryHookSeesTheStatementsOfAStoreCall(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {

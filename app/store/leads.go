@@ -173,7 +173,8 @@ func (s Scope) leadViews(rows any) *bun.SelectQuery {
 // LeadView loads one lead the scope may reach, with its names.
 func (s Scope) LeadView(ctx context.Context, id int64) (*LeadView, error) {
 	v := &LeadView{}
-	err := s.leadViews(v).Where("l.id = ?", id).Scan(ctx)
+	// The id travels apart from the text, which is then the same for every lead (plans.go).
+	err := s.leadViews(v).Where("l.id = $1").Scan(withBound(ctx, id))
 	return v, notFound(err)
 }
 

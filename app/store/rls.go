@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 )
@@ -41,8 +42,12 @@ func tenantSetting(ctx context.Context) string {
 	return v
 }
 
-// rlsConnector hands out connections that keep app.tenant_id in step with each statement.
-type rlsConnector struct{ driver.Connector }
+// rlsConnector hands out connections that keep app.tenant_id in step with each statement,
+// and that run a read the server has run before as a prepared statement (plans.go).
+type rlsConnector struct {
+	driver.Connector
+	texts *repeatedTexts
+}
 
 func (c rlsConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
@@ -54,7 +59,7 @@ func (c rlsConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		_ = conn.Close()
 		return nil, errors.New("postgres: unexpected driver connection")
 	}
-	return &rlsConn{Conn: pc}, nil
+	return &rlsConn{Conn: pc, texts: c.texts}, nil
 }
 
 // rlsConn is one PostgreSQL connection with the tenant it has set. database/sql uses a
@@ -64,7 +69,12 @@ type rlsConn struct {
 	session string // app.tenant_id at session level ("" for none, as on a new connection)
 	inTx    bool
 	local   *string // app.tenant_id set with SET LOCAL in the open transaction, if any
+	texts   *repeatedTexts
 }
+
+// prepareKept, put before a statement's parameter values, has pgx prepare the statement once
+// on its connection and run it from its cache after (plans.go).
+var prepareKept = driver.NamedValue{Value: pgx.QueryExecModeCacheStatement}
 
 // unknownTenant is what the connection believes after a failed set_config: the server may
 // or may not have applied it, so the next statement sets the tenant whatever it wants.
@@ -124,11 +134,15 @@ func (c *rlsConn) QueryContext(ctx context.Context, query string, args []driver.
 	if err := c.ensure(ctx); err != nil {
 		return nil, err
 	}
+	if c.texts.repeated(query) {
+		args = append([]driver.NamedValue{prepareKept}, args...)
+	}
 	return c.Conn.QueryContext(ctx, query, args)
 }
 
 // PrepareContext is refused: a prepared statement runs later under whatever context its
-// caller has, which the connection cannot check. Nothing in the server prepares.
+// caller has, which the connection cannot check. The statements pgx prepares for repeated
+// reads (QueryContext) run only through QueryContext, after ensure.
 func (c *rlsConn) PrepareContext(context.Context, string) (driver.Stmt, error) {
 	return nil, errors.New("postgres: prepared statements are not used with row-level security")
 }
@@ -228,6 +242,9 @@ type tenantConn struct {
 }
 
 func (c tenantConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if len(args) == 0 {
+		args = BoundArgs(ctx)
+	}
 	return c.raw.QueryContext(withTenant(ctx, c.tenantID), query, args...)
 }
 

@@ -1,0 +1,84 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"crm/app/store"
+	"crm/app/store/storetest"
+)
+
+// A lead view is one text for every lead, its id sent apart: PostgreSQL prepares it once
+// the server has seen it (not on its first run, which a text that never comes back would
+// waste), SQLite compiles it once; and each view still answers with its own lead. Page 1
+// of a list, asked again, is prepared too; writes never are.
+func TestRepeatedReadsArePreparedOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		db.SetMaxOpenConns(1) // one connection, so its kept statements are all of them
+		tn, u := newTenant(t, db, "Prepared", "prepared@example.test")
+		s := db.System(tn.ID, u.ID)
+		if err := s.SeedLeads(ctx, 5, nil); err != nil {
+			t.Fatal(err)
+		}
+		kept := func(part string) int {
+			t.Helper()
+			n, err := db.KeptStatements(ctx, part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		const view = "(l.id = $1)"
+		page, err := s.ListLeads(ctx, store.LeadQuery{Page: 1, Limit: 20})
+		if err != nil || len(page.Rows) != 5 {
+			t.Fatalf("list: %v, %d rows", err, len(page.Rows))
+		}
+		first := page.Rows[0]
+		v, err := s.LeadView(ctx, first.ID)
+		if err != nil || v.ID != first.ID || v.CustomerName != first.CustomerName {
+			t.Fatalf("view of %d (%s): %+v, %v", first.ID, first.CustomerName, v, err)
+		}
+		want := 1 // SQLite compiles the text it runs and keeps it
+		if db.Dialect == store.Postgres {
+			want = 0 // PostgreSQL has seen it once: not prepared yet
+		}
+		if n := kept(view); n != want {
+			t.Fatalf("after one view: %d statements of the view kept, want %d", n, want)
+		}
+		for range 2 {
+			for _, l := range page.Rows {
+				v, err := s.LeadView(ctx, l.ID)
+				if err != nil || v.ID != l.ID || v.CustomerName != l.CustomerName {
+					t.Fatalf("view of %d (%s): %+v, %v", l.ID, l.CustomerName, v, err)
+				}
+			}
+		}
+		if n := kept(view); n != 1 {
+			t.Fatalf("after ten views of five leads: %d statements of the view kept, want 1", n)
+		}
+		if _, err := s.LeadView(ctx, 987654321); err == nil {
+			t.Fatal("a missing lead was found")
+		}
+
+		const pageIDs = "ORDER BY l.id DESC LIMIT 21"
+		if _, err := s.ListLeads(ctx, store.LeadQuery{Page: 1, Limit: 20}); err != nil {
+			t.Fatal(err)
+		}
+		if n := kept(pageIDs); n != 1 {
+			t.Fatalf("page 1 asked twice: %d statements of its ids kept, want 1", n)
+		}
+		if err := s.SeedLeads(ctx, 2, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SeedLeads(ctx, 2, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{"INSERT", "UPDATE", "DELETE"} {
+			if n := kept(w + " "); n != 0 {
+				t.Fatalf("%d statements with %s kept", n, w)
+			}
+		}
+	})
+}
