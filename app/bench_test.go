@@ -25,9 +25,9 @@ import (
 	"crm/static"
 )
 
-// BenchmarkRequestCost is the cost of a request outside its SQL (issue 13): list page 1
-// and a lead view served by the real router (bearer token, 20,000 seeded leads) next to
-// the same store call alone. Each router run reports its statements per request and the
+// BenchmarkRequestCost is the cost of a request outside its SQL (issue 13): list page 1,
+// a lead view (the same lead every time) and views of many leads, served by the real router
+// (bearer token, 20,000 seeded leads) next to the same store call alone. Each router run reports its statements per request and the
 // SQL time inside it (Server-Timing), so ns/op of "router" against "store" is the app's
 // share. "router-nocache" reads the caller and the token on every request, as before the
 // caller cache. On PostgreSQL with TEST_DATABASE_URL.
@@ -91,25 +91,46 @@ func benchRequestCost(b *testing.B, d store.Dialect) {
 	}
 	leadID := page.Rows[len(page.Rows)/2].ID
 
+	// "view-many" reads a different lead each time (a prime stride through the tenant's
+	// ids), as a user's views do: a statement whose text carried the id would be new text
+	// for every request, planned or compiled anew.
+	var ids []int64
+	p := q
+	for p.Limit = 100; len(ids) < 2000; {
+		page, err := scope.ListLeads(ctx, p)
+		if err != nil || len(page.Rows) == 0 {
+			b.Fatalf("ids: %v", err)
+		}
+		for _, l := range page.Rows {
+			ids = append(ids, l.ID)
+		}
+		p.Page++
+	}
+	many := func(i int) int64 { return ids[(i*997)%len(ids)] }
 	routes := []struct {
-		name, path string
-		store      func(ctx context.Context) error
+		name  string
+		path  func(i int) string
+		store func(ctx context.Context, i int) error
 	}{
-		{"list", "/v1/api/lead/list-customer-lead?page=1&limit=20", func(ctx context.Context) error {
+		{"list", func(int) string { return "/v1/api/lead/list-customer-lead?page=1&limit=20" }, func(ctx context.Context, _ int) error {
 			_, err := scope.ListLeads(ctx, q)
 			return err
 		}},
-		{"view", fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", leadID), func(ctx context.Context) error {
+		{"view", func(int) string { return fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", leadID) }, func(ctx context.Context, _ int) error {
 			_, err := scope.LeadView(ctx, leadID)
+			return err
+		}},
+		{"view-many", func(i int) string { return fmt.Sprintf("/v1/api/lead/view-customer-lead/%d", many(i)) }, func(ctx context.Context, i int) error {
+			_, err := scope.LeadView(ctx, many(i))
 			return err
 		}},
 	}
 	for _, rt := range routes {
 		b.Run(rt.name+"/store", func(b *testing.B) {
 			var statements int64
-			for b.Loop() {
+			for i := 0; b.Loop(); i++ {
 				ctx, st := store.WithQueryStats(ctx)
-				if err := rt.store(ctx); err != nil {
+				if err := rt.store(ctx, i); err != nil {
 					b.Fatal(err)
 				}
 				statements += st.Statements()
@@ -128,14 +149,14 @@ func benchRequestCost(b *testing.B, d store.Dialect) {
 				}
 				var statements int64
 				var sql time.Duration
-				for b.Loop() {
-					req := httptest.NewRequest(http.MethodGet, rt.path, nil)
+				for i := 0; b.Loop(); i++ {
+					req := httptest.NewRequest(http.MethodGet, rt.path(i), nil)
 					req.Header.Set("Authorization", "Bearer "+token)
 					req.Header.Set("Accept-Encoding", "gzip")
 					rec := httptest.NewRecorder()
 					h.ServeHTTP(rec, req)
 					if rec.Code != http.StatusOK {
-						b.Fatalf("%s: %d %s", rt.path, rec.Code, rec.Body)
+						b.Fatalf("%s: %d %s", rt.path(i), rec.Code, rec.Body)
 					}
 					m := timingRE.FindStringSubmatch(rec.Header().Get("Server-Timing"))
 					if m == nil {
