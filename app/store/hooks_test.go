@@ -17,6 +17,7 @@ import (
 type recorder struct {
 	mu    sync.Mutex
 	stmts []string
+	args  [][]any // the values each statement sent apart from its text (store.BoundArgs)
 }
 
 func (r *recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
@@ -24,6 +25,7 @@ func (r *recorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.C
 func (r *recorder) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
 	r.mu.Lock()
 	r.stmts = append(r.stmts, fmt.Sprint(e.Query, store.BoundArgs(ctx)))
+	r.args = append(r.args, store.BoundArgs(ctx))
 	r.mu.Unlock()
 }
 

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -44,7 +45,13 @@ func (s Scope) scanList(ctx context.Context, sel *bun.SelectQuery, dest ...any) 
 	if s.Dialect() == Postgres {
 		prefix = "EXPLAIN "
 	}
-	rows, err := s.idb.QueryContext(ctx, prefix+query)
+	var rows *sql.Rows
+	var err error
+	if t, ok := s.idb.(tenantIDB); ok && len(BoundArgs(ctx)) > 0 {
+		rows, err = t.conn.QueryContext(ctx, prefix+query) // with the values sent apart
+	} else {
+		rows, err = s.idb.QueryContext(ctx, prefix+query)
+	}
 	if err != nil {
 		return fmt.Errorf("explain %s: %w", query, err)
 	}

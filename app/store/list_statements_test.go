@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +28,10 @@ func (r *recorder) statements(prefix string) []string {
 	return out
 }
 
-var inList = regexp.MustCompile(`\b([mu])\.id IN \(([^)]*)\)`)
+var (
+	inList  = regexp.MustCompile(`\b([mu])\.id IN \(([^)]*)\)`)
+	anyList = regexp.MustCompile(`\b([mu])\.id = ANY\(\$([0-9]+)\)`) // PostgreSQL: the ids sent apart
+)
 
 // A page's names come in one statement that asks for each master and user once, however
 // many of the page's leads share them: PostgreSQL estimates an IN list element by element
@@ -53,15 +58,26 @@ func TestLeadPageAsksEachNameOnce(t *testing.T) {
 		}
 		all := rec.statements("")
 		lists := 0
-		for _, q := range all {
-			for _, m := range inList.FindAllStringSubmatch(q, -1) {
-				lists++
-				ids := strings.Split(m[2], ", ")
-				if sorted := slices.Compact(slices.Sorted(slices.Values(ids))); len(sorted) != len(ids) {
-					t.Errorf("%s.id IN (%s): an id more than once", m[1], m[2])
-				}
+		once := func(kind string, ids []string) {
+			lists++
+			if sorted := slices.Compact(slices.Sorted(slices.Values(ids))); len(sorted) != len(ids) {
+				t.Errorf("%s.id in %v: an id more than once", kind, ids)
 			}
 		}
+		rec.mu.Lock()
+		for k, q := range rec.stmts {
+			for _, m := range inList.FindAllStringSubmatch(q, -1) {
+				once(m[1], strings.Split(m[2], ", "))
+			}
+			for _, m := range anyList.FindAllStringSubmatch(q, -1) {
+				n, _ := strconv.Atoi(m[2])
+				if n < 1 || n > len(rec.args[k]) {
+					t.Fatalf("%s.id = ANY($%d) without its value: %s", m[1], n, q)
+				}
+				once(m[1], strings.Fields(strings.Trim(fmt.Sprint(rec.args[k][n-1]), "[]")))
+			}
+		}
+		rec.mu.Unlock()
 		if lists != 2 {
 			t.Errorf("%d lists of masters or users among the page's statements:\n%s", lists, strings.Join(all, "\n"))
 		}

@@ -11,7 +11,8 @@ import (
 // A lead view is one text for every lead, its id sent apart: PostgreSQL prepares it once
 // the server has seen it (not on its first run, which a text that never comes back would
 // waste), SQLite compiles it once; and each view still answers with its own lead. Page 1
-// of a list, asked again, is prepared too; writes never are.
+// of a list, asked again, is prepared too, and on PostgreSQL the rows and names of every
+// page are one text each; writes are never kept.
 func TestRepeatedReadsArePreparedOnce(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -68,6 +69,29 @@ func TestRepeatedReadsArePreparedOnce(t *testing.T) {
 		}
 		if n := kept(pageIDs); n != 1 {
 			t.Fatalf("page 1 asked twice: %d statements of its ids kept, want 1", n)
+		}
+		if db.Dialect == store.Postgres {
+			// Every page's rows and names: one text each, their ids sent apart.
+			seen := map[int64]bool{}
+			for range 2 {
+				for p := 1; p <= 3; p++ {
+					page, err := s.ListLeads(ctx, store.LeadQuery{Page: p, Limit: 2})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, l := range page.Rows {
+						seen[l.ID] = true
+					}
+				}
+			}
+			if len(seen) != 5 {
+				t.Fatalf("pages of 2 showed %d leads, want the 5", len(seen))
+			}
+			for _, part := range []string{"l.id = ANY($1)", "ll.lead_id = ANY($1)"} {
+				if n := kept(part); n != 1 {
+					t.Fatalf("six pages: %d statements with %q kept, want 1", n, part)
+				}
+			}
 		}
 		if err := s.SeedLeads(ctx, 2, nil); err != nil {
 			t.Fatal(err)
