@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -250,15 +249,10 @@ func distinctIDs(ids []int64) []int64 {
 // of at each page that is not page 1 asked again. SQLite has no arrays, and compiles a
 // statement for a fraction of what PostgreSQL spends planning one.
 func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error) {
-	pg := s.Dialect() == Postgres
 	var rows []LeadView
-	sel, rowsCtx := s.leads(&rows), ctx
-	if pg {
-		sel, rowsCtx = sel.Where("l.id = ANY($1)"), withBound(ctx, ids)
-	} else {
-		sel = sel.Where("l.id IN (?)", bun.In(ids))
-	}
-	if err := s.scanList(rowsCtx, sel); err != nil {
+	rowIDs := s.boundIDs()
+	sel := rowIDs.in(s.leads(&rows), "l.id", ids) // before rowIDs.ctx, which reads what it adds
+	if err := s.scanList(rowIDs.ctx(ctx), sel); err != nil {
 		return nil, err
 	}
 	var masters, users []int64
@@ -274,27 +268,16 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 			}
 		}
 	}
-	var bound []any // PostgreSQL: each list of ids as the next parameter
-	in := func(sel *bun.SelectQuery, column string, ids []int64) *bun.SelectQuery {
-		if !pg {
-			return sel.Where(column+" IN (?)", bun.In(ids))
-		}
-		bound = append(bound, ids)
-		return sel.Where(fmt.Sprintf("%s = ANY($%d)", column, len(bound)))
-	}
-	names := in(s.Select((*leadLogo)(nil)).ColumnExpr("'l' AS kind, ll.lead_id AS id, '' AS name, ? AS is_won, ? AS is_lost", false, false),
+	nameIDs := s.boundIDs()
+	names := nameIDs.in(s.Select((*leadLogo)(nil)).ColumnExpr("'l' AS kind, ll.lead_id AS id, '' AS name, ? AS is_won, ? AS is_lost", false, false),
 		"ll.lead_id", ids)
 	if len(masters) > 0 || explaining(ctx) {
-		names = names.UnionAll(in(s.Select((*Master)(nil)).ColumnExpr("'m', m.id, m.name, m.is_won, m.is_lost"),
+		names = names.UnionAll(nameIDs.in(s.Select((*Master)(nil)).ColumnExpr("'m', m.id, m.name, m.is_won, m.is_lost"),
 			"m.id", distinctIDs(append(masters, 0))))
 	}
 	if len(users) > 0 || explaining(ctx) {
-		names = names.UnionAll(in(s.Select((*User)(nil)).ColumnExpr("'u', u.id, u.name, ?, ?", false, false),
+		names = names.UnionAll(nameIDs.in(s.Select((*User)(nil)).ColumnExpr("'u', u.id, u.name, ?, ?", false, false),
 			"u.id", distinctIDs(append(users, 0))))
-	}
-	namesCtx := ctx
-	if pg {
-		namesCtx = withBound(ctx, bound...)
 	}
 	var found []struct {
 		Kind   string `bun:"kind"`
@@ -303,7 +286,7 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 		IsWon  bool   `bun:"is_won"`
 		IsLost bool   `bun:"is_lost"`
 	}
-	if err := s.scanList(namesCtx, names, &found); err != nil {
+	if err := s.scanList(nameIDs.ctx(ctx), names, &found); err != nil {
 		return nil, err
 	}
 	type master struct {

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"hash/maphash"
 	"sync"
+
+	"github.com/uptrace/bun"
 )
 
 // PostgreSQL plans each statement it is sent as text, and for the short reads that serve
@@ -67,4 +70,31 @@ func withBound(ctx context.Context, vals ...any) context.Context {
 func BoundArgs(ctx context.Context) []any {
 	v, _ := ctx.Value(boundArgsKey{}).([]any)
 	return v
+}
+
+// boundIDs builds one statement's id lists: on PostgreSQL each list is sent apart from the
+// text as the next parameter, an array (column = ANY($n)), so the text is the same whatever
+// the ids; SQLite, which has no arrays, gets the ids written in (column IN (…)).
+type boundIDs struct {
+	pg   bool
+	vals []any
+}
+
+func (s Scope) boundIDs() *boundIDs { return &boundIDs{pg: s.Dialect() == Postgres} }
+
+// in keeps the rows of sel whose column is one of ids.
+func (b *boundIDs) in(sel *bun.SelectQuery, column string, ids []int64) *bun.SelectQuery {
+	if !b.pg {
+		return sel.Where(column+" IN (?)", bun.In(ids))
+	}
+	b.vals = append(b.vals, ids)
+	return sel.Where(fmt.Sprintf("%s = ANY($%d)", column, len(b.vals)))
+}
+
+// ctx is the context to run the statement with: ctx carrying the values sent apart.
+func (b *boundIDs) ctx(ctx context.Context) context.Context {
+	if len(b.vals) == 0 {
+		return ctx
+	}
+	return withBound(ctx, b.vals...)
 }
