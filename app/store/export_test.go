@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+	"modernc.org/sqlite"
 )
 
 // Raw is a statement written by hand on the scope's connection, as a query that forgot the
@@ -64,4 +66,31 @@ func (db *DB) KeptStatements(ctx context.Context, part string) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// CountCompiles starts counting the SELECTs SQLite compiles on the pool's one connection
+// (SetMaxOpenConns(1)): its authorizer is asked about each SELECT of a statement, and of
+// its subqueries, as it is compiled, and again when the statement is compiled anew because
+// its plan went stale. The count it returns is of the compilations since the start.
+func (db *DB) CountCompiles(ctx context.Context) (count func() int64, err error) {
+	var n atomic.Int64
+	conn, err := db.bun.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*cachingConn)
+		if !ok {
+			return fmt.Errorf("connection %T is no SQLite connection", dc)
+		}
+		return c.conn.(sqlite.AuthorizerRegisterer).RegisterAuthorizer(
+			func(action sqlite.AuthorizerActionCode, _, _, _, _ string) sqlite.AuthorizerReturnCode {
+				if action == sqlite.AuthSelect {
+					n.Add(1)
+				}
+				return sqlite.AuthorizerOK
+			})
+	})
+	return n.Load, err
 }

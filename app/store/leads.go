@@ -174,7 +174,7 @@ func (s Scope) leadViews(rows any) *bun.SelectQuery {
 func (s Scope) LeadView(ctx context.Context, id int64) (*LeadView, error) {
 	v := &LeadView{}
 	// The id travels apart from the text, which is then the same for every lead (plans.go).
-	err := s.leadViews(v).Where("l.id = $1").Scan(withBound(ctx, id))
+	err := s.leadViews(v).Where("l.id = " + s.param(1)).Scan(withBound(ctx, id))
 	return v, notFound(err)
 }
 

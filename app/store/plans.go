@@ -72,6 +72,21 @@ func BoundArgs(ctx context.Context) []any {
 	return v
 }
 
+// param is how a statement's text names its n-th value sent apart (withBound): $n, and on
+// SQLite +$n. SQLite's planner reads a bound value to estimate the rows an index gives for
+// it (sqlite_stat4, which ANALYZE keeps): l.id = $1 beside l.tenant_id = 1 asked the
+// samples of the (tenant_id, id) index. A statement whose plan read a value is compiled
+// again as soon as it runs with another, so every view of another lead compiled its
+// statement anew (115 µs of 125 at a million leads; docs/PERFORMANCE.md, "Twenty-third
+// round"). The unary plus leaves the value out of the estimate and the plan alike: still
+// the lookup by rowid.
+func (s Scope) param(n int) string {
+	if s.Dialect() == SQLite {
+		return fmt.Sprintf("+$%d", n)
+	}
+	return fmt.Sprintf("$%d", n)
+}
+
 // boundIDs builds one statement's id lists: on PostgreSQL each list is sent apart from the
 // text as the next parameter, an array (column = ANY($n)), so the text is the same whatever
 // the ids; SQLite, which has no arrays, gets the ids written in (column IN (…)).
