@@ -13,6 +13,9 @@ import (
 	"modernc.org/sqlite"
 )
 
+// SearchRowidScale is what SQLite's search indexes multiply a record's id by.
+const SearchRowidScale = searchRowidScale
+
 // Raw is a statement written by hand on the scope's connection, as a query that forgot the
 // store's tenant filter would be: for tests that row-level security still confines it.
 func (s Scope) Raw(query string, args ...any) *bun.RawQuery { return s.idb.NewRaw(query, args...) }

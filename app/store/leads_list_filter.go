@@ -53,7 +53,7 @@ func (f *leadFilter) spec(s Scope) listSpec {
 		l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true) }
 	}
 	if f.ftsDriven() {
-		l.orderID, l.driven = leadText.rowID(), true
+		l.orderID, l.orderScale, l.driven = leadText.rowID(), searchRowidScale, true
 		l.matches = func() *bun.SelectQuery { return leadText.matches(s.idb.NewSelect(), &f.search.searchTerm, f.firstLead) }
 	}
 	return l

@@ -233,8 +233,9 @@ type listSpec struct {
 	// none: a filter names nothing of the tenant's, so nothing matches.
 	none bool
 	// orderID is the id column an order by the id alone reads, when not id: the search
-	// index's rowid when the search drives the query.
-	orderID string
+	// index's rowid when the search drives the query, which is the id times orderScale.
+	orderID    string
+	orderScale int64
 	// allows, for a group sort, reports whether rows of master g (0: none) can pass the
 	// filters, so the walk skips the others; nil: all can.
 	allows func(kind MasterKind, g int64) bool
@@ -274,6 +275,14 @@ func (l listSpec) idOrder() string {
 		return l.orderID
 	}
 	return l.id
+}
+
+// orderBound is id as the id order's column holds it: a cursor's id is compared with that.
+func (l listSpec) orderBound(id int64) int64 {
+	if l.orderScale > 0 {
+		return id * l.orderScale
+	}
+	return id
 }
 
 // listHit is a row found for a page, before the row itself is read.

@@ -44,7 +44,11 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 		id = l.idOrder()
 	}
 	if cur != nil {
-		sel = keysetAfter(sel, d, key, r.srt.param[d], id, cmp, cur)
+		after := *cur
+		if key == "" {
+			after.ID = l.orderBound(cur.ID)
+		}
+		sel = keysetAfter(sel, d, key, r.srt.param[d], id, cmp, &after)
 	}
 	if key != "" {
 		sel = sel.OrderExpr(key + " " + dir + ", " + id + " " + dir)
@@ -151,7 +155,7 @@ func (s Scope) pageByGroup(ctx context.Context, l listSpec, r *listRequest, cur 
 				sel = sel.Where(srt.column+" = ?", g)
 			}
 			if cur != nil && i == start {
-				sel = sel.Where(id+" < ?", cur.ID)
+				sel = sel.Where(id+" < ?", l.orderBound(cur.ID))
 			}
 			return sel
 		}

@@ -109,11 +109,23 @@ func (st *searchTerm) wordsPattern() string {
 // phrase is the term as an FTS5 phrase: a substring of at least three characters.
 func (st *searchTerm) phrase() string { return `"` + strings.ReplaceAll(st.text, `"`, `""`) + `"` }
 
+// searchRowidScale is what SQLite's search indexes multiply a record's id by to make its
+// rowid there (the triggers of migration 20261128600000 write id × 2), so the index keeps
+// the records in id order with a gap between neighbours. The gap is for FTS5's tombstones:
+// a delete from a contentless index marks the rowid in a hash kept with its segment, at
+// slot (rowid / pages) % slots with linear probing, so the consecutive ids an import
+// creates and then updates or undoes filled runs of neighbouring slots, and every lookup
+// that landed in a run walked it. A merge looks up every entry it copies: after 100,000
+// consecutive leads changed at a million, the tidy's steps took 24 s, searches 4–6 times
+// longer until then; with the ids doubled, 6 s (docs/PERFORMANCE.md, "Twenty-third round").
+// The index grew by 3 %.
+const searchRowidScale = 2
+
 // textSearch is how a list's table is searched, each part through an index led by tenant_id.
 type textSearch struct {
 	id     string   // the id column: "l.id"
 	text   string   // the lowercased search text column (PostgreSQL's trigram index): "l.search_text"
-	fts    string   // SQLite's FTS5 trigram table over it, rowid the id: "leads_fts"
+	fts    string   // SQLite's FTS5 trigram table over it, rowid the id × searchRowidScale: "leads_fts"
 	prefix []string // the text expressions a short term matches the start of, compared as bytes
 }
 
@@ -140,7 +152,7 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 				g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 			}
 		default:
-			g = g.WhereOr(ts.id+" IN (SELECT rowid FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
+			g = g.WhereOr(ts.id+" IN (SELECT "+ts.idOfRowid("rowid")+" FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
 		}
 		if st.id > 0 {
 			g = g.WhereOr(ts.id+" = ?", st.id)
@@ -163,19 +175,25 @@ func (ts textSearch) canDrive(d Dialect, st *searchTerm) bool {
 // rows; ordered and paged then by rowID. The read starts at first, the tenant's lowest id (a
 // subquery), not at the first match of every older tenant.
 func (ts textSearch) join(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
-	return sel.Join("JOIN "+ts.fts+" ON "+ts.rowID()+" = "+ts.id).Where(ts.fts+" MATCH ?", st.phrase()).
-		Where(ts.rowID()+" >= (?)", first)
+	return sel.Join("JOIN "+ts.fts+" ON "+ts.id+" = "+ts.idOfRowid(ts.rowID())).Where(ts.fts+" MATCH ?", st.phrase()).
+		Where(ts.rowID()+" >= ? * (?)", searchRowidScale, first)
 }
 
 // matches reads the FTS5 table alone, forwards from first as join does: the ids the term
 // matches, every tenant's and unfiltered (listSpec.matches).
 func (ts textSearch) matches(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
-	return sel.TableExpr(ts.fts).ColumnExpr("rowid").Where(ts.fts+" MATCH ?", st.phrase()).
-		Where("rowid >= (?)", first).OrderExpr("rowid ASC")
+	return sel.TableExpr(ts.fts).ColumnExpr(ts.idOfRowid("rowid")).Where(ts.fts+" MATCH ?", st.phrase()).
+		Where("rowid >= ? * (?)", searchRowidScale, first).OrderExpr("rowid ASC")
 }
 
-// rowID is the FTS5 table's id column, the one to order by when join drives.
+// rowID is the FTS5 table's rowid column, the one to order by when join drives (in the
+// records' id order); compare it with an id times searchRowidScale.
 func (ts textSearch) rowID() string { return ts.fts + ".rowid" }
+
+// idOfRowid is the record id of an FTS5 rowid expression.
+func (ts textSearch) idOfRowid(rowid string) string {
+	return rowid + " / " + strconv.Itoa(searchRowidScale)
+}
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

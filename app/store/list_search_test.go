@@ -154,7 +154,11 @@ func TestSearchCountsAndPagesEveryMatch(t *testing.T) {
 				if total > store.SearchCountCap {
 					total, capped = store.SearchCountCap, true
 				}
-				for _, srt := range []string{"", store.SortName} {
+				sorts := []string{"", store.SortName}
+				if sc.leads {
+					sorts = append(sorts, store.SortStage) // a group sort: pages by stage, newest first in each
+				}
+				for _, srt := range sorts {
 					name := fmt.Sprintf("%s, %q sorted %q", sc.name, w.word, srt)
 					var got []int64
 					if sc.leads {

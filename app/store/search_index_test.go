@@ -98,9 +98,10 @@ func TestSearchIndexFollowsEditsAndDeletes(t *testing.T) {
 	})
 }
 
-// TestContentlessSearchMigrationIndexesEveryRecord replays SQLite's migration to contentless
-// search indexes over a tenant's records: each is found afterwards, as before it, the
-// triggers it makes keep the index current, and no delete rewrites a segment whole.
+// TestContentlessSearchMigrationIndexesEveryRecord replays SQLite's latest migration of the
+// search indexes (contentless, each record under its id doubled) over a tenant's records:
+// each is found afterwards, as before it, under its id doubled, the triggers it makes keep
+// the index current, and no delete rewrites a segment whole.
 func TestContentlessSearchMigrationIndexesEveryRecord(t *testing.T) {
 	t.Parallel()
 	db := storetest.Open(t, store.SQLite) // PostgreSQL's search index is over the table itself
@@ -119,7 +120,7 @@ func TestContentlessSearchMigrationIndexesEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := fs.ReadFile(migrations.FS, "sqlite/20261128300000_search_index_contentless.tx.up.sql")
+	src, err := fs.ReadFile(migrations.FS, "sqlite/20261128600000_search_index_ids_doubled.tx.up.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +146,28 @@ func TestContentlessSearchMigrationIndexesEveryRecord(t *testing.T) {
 	}
 	if got := clientIDs(listClients(t, s, store.ClientQuery{Search: "clientson"}).Rows); !slices.Equal(got, []int64{c.ID}) {
 		t.Errorf("client after the migration: %v", got)
+	}
+	// Each record is in the index under its id doubled, the ids' order kept with a gap
+	// between neighbours (searchRowidScale): the leads', and the client's.
+	for _, c := range []struct {
+		table, term string
+		want        []int64
+	}{
+		{"leads_fts", "severin", leads[:2]},
+		{"leads_fts", "marisol ashdown", leads[2:]},
+		{"clients_fts", "clientson", []int64{c.ID}},
+	} {
+		var rowids []int64
+		if err := db.Raw("SELECT rowid FROM "+c.table+" WHERE "+c.table+" MATCH ? ORDER BY rowid", `"`+c.term+`"`).Scan(ctx, &rowids); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]int64, len(c.want))
+		for i, id := range c.want {
+			want[i] = id * store.SearchRowidScale
+		}
+		if store.SearchRowidScale < 2 || !slices.Equal(rowids, want) {
+			t.Errorf("%s rows of %q: %v, want the ids %v times %d", c.table, c.term, rowids, c.want, store.SearchRowidScale)
+		}
 	}
 	// A segment is never rewritten whole inside a write because some of it was deleted.
 	for _, table := range []string{"leads_fts", "clients_fts"} {
