@@ -60,7 +60,8 @@ type boundArgsKey struct{}
 // tenant's connection (tenantConn) sends them apart from the text. A read that names its
 // varying value this way is one text for every value, so PostgreSQL plans it once a
 // connection and SQLite compiles it once (sqlitestmts.go): a lead view by id, whose text
-// would otherwise differ for each lead. Give the context to that one query only.
+// would otherwise differ for each lead. Give the context to that one query only, and
+// write the parameters with Scope.param, which keeps SQLite's planner off their values.
 func withBound(ctx context.Context, vals ...any) context.Context {
 	return context.WithValue(ctx, boundArgsKey{}, vals)
 }
