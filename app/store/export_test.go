@@ -50,17 +50,8 @@ func (db *DB) KeptStatements(ctx context.Context, part string) (int, error) {
 		err := db.bun.DB.QueryRowContext(ctx, "SELECT count(*) FROM pg_prepared_statements WHERE strpos(statement, $1) > 0", part).Scan(&n)
 		return n, err
 	}
-	conn, err := db.bun.DB.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
 	n := 0
-	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*cachingConn)
-		if !ok {
-			return fmt.Errorf("connection %T keeps no statements", dc)
-		}
+	err := db.onSQLiteConn(ctx, func(c *cachingConn) error {
 		for e := c.lru.Front(); e != nil; e = e.Next() {
 			if strings.Contains(e.Value.(*cachedStmt).query, part) {
 				n++
@@ -71,22 +62,29 @@ func (db *DB) KeptStatements(ctx context.Context, part string) (int, error) {
 	return n, err
 }
 
+// onSQLiteConn runs fn on the pool's SQLite connection (the one, with SetMaxOpenConns(1)).
+func (db *DB) onSQLiteConn(ctx context.Context, fn func(c *cachingConn) error) error {
+	conn, err := db.bun.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*cachingConn)
+		if !ok {
+			return fmt.Errorf("connection %T is no SQLite connection keeping statements", dc)
+		}
+		return fn(c)
+	})
+}
+
 // CountCompiles starts counting the SELECTs SQLite compiles on the pool's one connection
 // (SetMaxOpenConns(1)): its authorizer is asked about each SELECT of a statement, and of
 // its subqueries, as it is compiled, and again when the statement is compiled anew because
 // its plan went stale. The count it returns is of the compilations since the start.
 func (db *DB) CountCompiles(ctx context.Context) (count func() int64, err error) {
 	var n atomic.Int64
-	conn, err := db.bun.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*cachingConn)
-		if !ok {
-			return fmt.Errorf("connection %T is no SQLite connection", dc)
-		}
+	err = db.onSQLiteConn(ctx, func(c *cachingConn) error {
 		return c.conn.(sqlite.AuthorizerRegisterer).RegisterAuthorizer(
 			func(action sqlite.AuthorizerActionCode, _, _, _, _ string) sqlite.AuthorizerReturnCode {
 				if action == sqlite.AuthSelect {

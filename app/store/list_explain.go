@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -45,13 +44,7 @@ func (s Scope) scanList(ctx context.Context, sel *bun.SelectQuery, dest ...any) 
 	if s.Dialect() == Postgres {
 		prefix = "EXPLAIN "
 	}
-	var rows *sql.Rows
-	var err error
-	if t, ok := s.idb.(tenantIDB); ok && len(BoundArgs(ctx)) > 0 {
-		rows, err = t.conn.QueryContext(ctx, prefix+query) // with the values sent apart
-	} else {
-		rows, err = s.idb.QueryContext(ctx, prefix+query)
-	}
+	rows, err := s.idb.QueryContext(ctx, prefix+query)
 	if err != nil {
 		return fmt.Errorf("explain %s: %w", query, err)
 	}

@@ -152,7 +152,7 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 				g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 			}
 		default:
-			g = g.WhereOr(ts.id+" IN (SELECT "+ts.idOfRowid("rowid")+" FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
+			g = g.WhereOr(ts.id+" IN (SELECT "+idOfRowid("rowid")+" FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
 		}
 		if st.id > 0 {
 			g = g.WhereOr(ts.id+" = ?", st.id)
@@ -175,25 +175,24 @@ func (ts textSearch) canDrive(d Dialect, st *searchTerm) bool {
 // rows; ordered and paged then by rowID. The read starts at first, the tenant's lowest id (a
 // subquery), not at the first match of every older tenant.
 func (ts textSearch) join(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
-	return sel.Join("JOIN "+ts.fts+" ON "+ts.id+" = "+ts.idOfRowid(ts.rowID())).Where(ts.fts+" MATCH ?", st.phrase()).
-		Where(ts.rowID()+" >= ? * (?)", searchRowidScale, first)
+	return sel.Join("JOIN "+ts.fts+" ON "+ts.id+" = "+idOfRowid(ts.rowID())).Where(ts.fts+" MATCH ?", st.phrase()).
+		Where(ts.rowID()+" >= "+rowidOfID("(?)"), first)
 }
 
 // matches reads the FTS5 table alone, forwards from first as join does: the ids the term
 // matches, every tenant's and unfiltered (listSpec.matches).
 func (ts textSearch) matches(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
-	return sel.TableExpr(ts.fts).ColumnExpr(ts.idOfRowid("rowid")).Where(ts.fts+" MATCH ?", st.phrase()).
-		Where("rowid >= ? * (?)", searchRowidScale, first).OrderExpr("rowid ASC")
+	return sel.TableExpr(ts.fts).ColumnExpr(idOfRowid("rowid")).Where(ts.fts+" MATCH ?", st.phrase()).
+		Where("rowid >= "+rowidOfID("(?)"), first).OrderExpr("rowid ASC")
 }
 
 // rowID is the FTS5 table's rowid column, the one to order by when join drives (in the
 // records' id order); compare it with an id times searchRowidScale.
 func (ts textSearch) rowID() string { return ts.fts + ".rowid" }
 
-// idOfRowid is the record id of an FTS5 rowid expression.
-func (ts textSearch) idOfRowid(rowid string) string {
-	return rowid + " / " + strconv.Itoa(searchRowidScale)
-}
+// idOfRowid is the record id of an FTS5 rowid expression; rowidOfID the rowid of an id's.
+func idOfRowid(rowid string) string { return rowid + " / " + strconv.Itoa(searchRowidScale) }
+func rowidOfID(id string) string    { return strconv.Itoa(searchRowidScale) + " * " + id }
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

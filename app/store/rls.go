@@ -220,9 +220,14 @@ func (t tenantIDB) NewRaw(query string, args ...any) *bun.RawQuery {
 	return t.IDB.NewRaw(query, args...).Conn(t.conn)
 }
 
-// The direct calls keep bun's formatting of ? arguments and add the tenant.
+// The direct calls keep bun's formatting of ? arguments and add the tenant. A query with
+// values sent apart (withBound: an explained list statement) goes to tenantConn as it is,
+// since bun's formatting would drop them.
 
 func (t tenantIDB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if len(args) == 0 && len(BoundArgs(ctx)) > 0 {
+		return t.conn.QueryContext(ctx, query)
+	}
 	return t.IDB.QueryContext(withTenant(ctx, t.conn.tenantID), query, args...)
 }
 
