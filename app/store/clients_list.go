@@ -144,6 +144,9 @@ func (s Scope) clientFilter(ctx context.Context, q ClientQuery) (*clientFilter, 
 		}
 		f.none = len(f.q.OwnerIDs) == 0
 	}
+	if err := s.narrowSearch(ctx, clientText, f.search); err != nil {
+		return nil, nil, err
+	}
 	return f, r, nil
 }
 

@@ -95,3 +95,20 @@ func (db *DB) CountCompiles(ctx context.Context) (count func() int64, err error)
 	})
 	return n.Load, err
 }
+
+// ChooseTrigrams and Trigrams are how a long search term is narrowed (search_narrow.go).
+var (
+	ChooseTrigrams = chooseTrigrams
+	Trigrams       = trigrams
+)
+
+// SearchAsked is what SQLite's FTS5 index of leads (or of clients) is asked for term, and
+// whether that is a few of its trigrams, whose rows must then be checked.
+func (s Scope) SearchAsked(ctx context.Context, clients bool, term string) (string, bool, error) {
+	ts, st := leadText, parseSearch(term)
+	if clients {
+		ts = clientText
+	}
+	err := s.narrowSearch(ctx, ts, st)
+	return st.ftsQuery(), st.narrowed, err
+}

@@ -55,6 +55,7 @@ func (f *leadFilter) spec(s Scope) listSpec {
 	if f.ftsDriven() {
 		l.orderID, l.orderScale, l.driven = leadText.rowID(), searchRowidScale, true
 		l.matches = func() *bun.SelectQuery { return leadText.matches(s.idb.NewSelect(), &f.search.searchTerm, f.firstLead) }
+		l.check = func(sel *bun.SelectQuery) *bun.SelectQuery { return leadText.check(sel, &f.search.searchTerm) }
 	}
 	return l
 }
@@ -94,6 +95,9 @@ func (s Scope) leadFilter(ctx context.Context, q LeadQuery) (*leadFilter, *listR
 	st := parseSearch(q.Search)
 	if st == nil {
 		return f, r, nil
+	}
+	if err := s.narrowSearch(ctx, leadText, st); err != nil {
+		return nil, nil, err
 	}
 	ls, term := &leadSearch{searchTerm: *st}, st.text
 	// Stage and status names: a handful of rows, matched here so that the lead query gets

@@ -228,8 +228,11 @@ type listSpec struct {
 	driven bool
 	// matches, set with driven, reads the search index alone: the ids it matches from the
 	// tenant's first row on, forwards (a superset of the list's matches: other tenants'
-	// rows and the filters are not sifted out).
+	// rows and the filters are not sifted out, nor, for a narrowed term, the rows that hold
+	// only its chosen trigrams: check does that).
 	matches func() *bun.SelectQuery
+	// check, set with matches, keeps the rows of a query on the table that hold the term.
+	check func(*bun.SelectQuery) *bun.SelectQuery
 	// none: a filter names nothing of the tenant's, so nothing matches.
 	none bool
 	// orderID is the id column an order by the id alone reads, when not id: the search
@@ -448,7 +451,7 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 		if len(first) <= SearchCountCap && !explaining(ctx) {
 			ids = []int64{}
 			if len(first) > 0 {
-				err = s.scanList(ctx, l.filtered().Column(l.id).Where(l.id+" IN (?)", bun.In(first)).OrderExpr(l.id+" DESC"), &ids)
+				err = s.scanList(ctx, l.check(l.filtered()).Column(l.id).Where(l.id+" IN (?)", bun.In(first)).OrderExpr(l.id+" DESC"), &ids)
 			}
 			return ids, true, true, err
 		}

@@ -32,6 +32,10 @@ type searchTerm struct {
 	text  string // folded (fold), for search_text (written folded)
 	short bool   // fewer than minTrigramTerm letters and digits: prefix matching
 	id    int64  // the term read as an id ("42" or "#42"), or 0
+	// fts is what SQLite's FTS5 index is asked ("": the phrase) and narrowed says it is a
+	// few of the term's trigrams, which rows may hold without the term (narrowSearch).
+	fts      string
+	narrowed bool
 }
 
 // parseSearch reads a search term (already trimmed; "" is no search).
@@ -106,8 +110,14 @@ func (st *searchTerm) wordsPattern() string {
 	return b.String()
 }
 
-// phrase is the term as an FTS5 phrase: a substring of at least three characters.
-func (st *searchTerm) phrase() string { return `"` + strings.ReplaceAll(st.text, `"`, `""`) + `"` }
+// ftsQuery is what the FTS5 index is asked: the term as a phrase (a substring of at least
+// three characters), or the trigrams it was narrowed to.
+func (st *searchTerm) ftsQuery() string {
+	if st.fts != "" {
+		return st.fts
+	}
+	return ftsString(st.text)
+}
 
 // searchRowidScale is what SQLite's search indexes multiply a record's id by to make its
 // rowid there (the triggers of migration 20261128600000 write id × 2), so the index keeps
@@ -152,7 +162,12 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 				g = g.WhereOr(ts.text+" LIKE ?", "%"+escapeLike(st.text)+"%")
 			}
 		default:
-			g = g.WhereOr(ts.id+" IN (SELECT "+idOfRowid("rowid")+" FROM "+ts.fts+" WHERE "+ts.fts+" MATCH ?)", st.phrase())
+			in := ts.id + " IN (SELECT " + idOfRowid("rowid") + " FROM " + ts.fts + " WHERE " + ts.fts + " MATCH ?)"
+			if st.narrowed {
+				g = g.WhereOr("("+in+" AND "+ts.holds()+")", st.ftsQuery(), st.text)
+			} else {
+				g = g.WhereOr(in, st.ftsQuery())
+			}
 		}
 		if st.id > 0 {
 			g = g.WhereOr(ts.id+" = ?", st.id)
@@ -175,14 +190,28 @@ func (ts textSearch) canDrive(d Dialect, st *searchTerm) bool {
 // rows; ordered and paged then by rowID. The read starts at first, the tenant's lowest id (a
 // subquery), not at the first match of every older tenant.
 func (ts textSearch) join(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
-	return sel.Join("JOIN "+ts.fts+" ON "+ts.id+" = "+idOfRowid(ts.rowID())).Where(ts.fts+" MATCH ?", st.phrase()).
+	sel = sel.Join("JOIN "+ts.fts+" ON "+ts.id+" = "+idOfRowid(ts.rowID())).Where(ts.fts+" MATCH ?", st.ftsQuery()).
 		Where(ts.rowID()+" >= "+rowidOfID("(?)"), first)
+	return ts.check(sel, st)
 }
 
+// check keeps the rows that hold a narrowed term whole (each candidate the FTS5 index gave
+// for a few of its trigrams); a phrase needs no check.
+func (ts textSearch) check(sel *bun.SelectQuery, st *searchTerm) *bun.SelectQuery {
+	if !st.narrowed {
+		return sel
+	}
+	return sel.Where(ts.holds(), st.text)
+}
+
+// holds is the condition that a row's search text holds the term (its value).
+func (ts textSearch) holds() string { return "instr(" + ts.text + ", ?) > 0" }
+
 // matches reads the FTS5 table alone, forwards from first as join does: the ids the term
-// matches, every tenant's and unfiltered (listSpec.matches).
+// matches, every tenant's and unfiltered, and for a narrowed term unchecked
+// (listSpec.matches).
 func (ts textSearch) matches(sel *bun.SelectQuery, st *searchTerm, first *bun.SelectQuery) *bun.SelectQuery {
-	return sel.TableExpr(ts.fts).ColumnExpr(idOfRowid("rowid")).Where(ts.fts+" MATCH ?", st.phrase()).
+	return sel.TableExpr(ts.fts).ColumnExpr(idOfRowid("rowid")).Where(ts.fts+" MATCH ?", st.ftsQuery()).
 		Where("rowid >= "+rowidOfID("(?)"), first).OrderExpr("rowid ASC")
 }
 

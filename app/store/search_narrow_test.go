@@ -1,0 +1,150 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"crm/app/store"
+	"crm/app/store/storetest"
+)
+
+// TestChooseTrigrams: a long term is narrowed to those of its three rarest trigrams that are
+// rare, only when they are much rarer together than the whole term; otherwise it stays a
+// phrase.
+func TestChooseTrigrams(t *testing.T) {
+	t.Parallel()
+	tgs := store.Trigrams("ravi.dubois8979")
+	if len(tgs) != 13 || tgs[0] != "rav" || tgs[12] != "979" {
+		t.Fatalf("trigrams: %q", tgs)
+	}
+	if got := store.Trigrams("aaaaa"); !slices.Equal(got, []string{"aaa"}) {
+		t.Errorf("repeated trigrams: %q", got)
+	}
+	if got := store.Trigrams("é.ü.ç"); len(got) != 3 || got[0] != "é.ü" {
+		t.Errorf("trigrams are of characters, not bytes: %q", got)
+	}
+	// Pages each trigram of "ravi.dubois8979" filled at a million leads.
+	million := []int64{98, 26, 20, 1, 20, 26, 26, 25, 26, 2, 1, 10, 13}
+	for _, c := range []struct {
+		name  string
+		tgs   []string
+		pages []int64
+		want  []string
+	}{
+		{"rare trigrams among common ones", tgs, million, []string{"i.d", "s89", "is8"}},
+		{"every trigram common", tgs, []int64{98, 26, 20, 21, 20, 26, 26, 25, 26, 22, 21, 17, 18}, nil},
+		{"the third rarest not rare enough", tgs, []int64{98, 26, 20, 1, 20, 26, 26, 25, 26, 17, 1, 20, 23}, []string{"i.d", "s89"}},
+		{"no trigram rare", tgs, []int64{98, 26, 20, 19, 20, 26, 26, 25, 26, 22, 17, 20, 23}, nil},
+		{"rare, but little to gain", tgs[:4], []int64{8, 8, 8, 8}, nil},
+		{"too little to read", tgs[:5], []int64{9, 1, 0, 1, 4}, nil},
+		{"all in a few pages", tgs, []int64{1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1}, nil},
+		{"three trigrams are the phrase", tgs[:3], []int64{98, 1, 1}, nil},
+	} {
+		if got := store.ChooseTrigrams(c.tgs, c.pages); !slices.Equal(got, c.want) {
+			t.Errorf("%s: chose %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestNarrowedSearchChecksEachCandidate: on SQLite a long term whose rarest trigrams are rare
+// is asked of the search index as those trigrams, and every row they give is checked
+// against the whole term. Decoy rows hold every trigram of the term but not the term; they
+// must never show, in the count or a page, for leads (whose search drives the query, both
+// when the candidates are at most SearchCountCap and when they are more) and clients, for
+// an administrator and an "own records" user, sorted newest first and by name. PostgreSQL,
+// which does not narrow, must give the same.
+func TestNarrowedSearchChecksEachCandidate(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Narrow", "boss@narrow.test")
+		s := db.System(tn.ID, admin.ID)
+		ownLeads, salesID := salesScope(t, db, s, "sales@narrow.test")
+		ownClients, repID := ownScope(t, db, s, "rep@narrow.test")
+		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere.test")
+		other := db.System(otn.ID, oadmin.ID)
+
+		const n = 6000
+		// Every 4-digit number is one lead's and one client's; more than SearchCountCap
+		// decoys hold every trigram of "ravi.dubois4321" apart, a few those of "…1234".
+		texts := make([]string, 0, n+store.SearchCountCap+60)
+		for i := range n {
+			texts = append(texts, fmt.Sprintf("ravi dubois indigo solar ravi.dubois%04d@indigo.example +9198%08d", i, i))
+		}
+		for range store.SearchCountCap + 50 {
+			texts = append(texts, "ravi dubois ravi.dubois432 s4321 decoy")
+		}
+		for range 10 {
+			texts = append(texts, "ravi dubois ravi.dubois12 is1234 decoy")
+		}
+		insert := func(sc store.Scope, texts []string, leadOwner, clientOwner int64) (leadOf, clientOf []int64) {
+			leads := make([]store.Lead, len(texts))
+			clients := make([]store.Client, len(texts))
+			for i, text := range texts {
+				c := store.Contact{CustomerName: fmt.Sprintf("Ravi Dubois %05d", i), CompanyName: "Indigo Solar"}
+				lc, cc := c, c
+				lc.OwnerID, cc.OwnerID = &leadOwner, &clientOwner
+				leads[i] = store.Lead{Contact: lc, CreatedBy: &leadOwner, SearchText: text}
+				clients[i] = store.Client{Contact: cc, CreatedBy: &clientOwner, SearchText: text}
+			}
+			if _, err := sc.Insert(&leads).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sc.Insert(&clients).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := range texts {
+				if leads[i].ID == 0 || clients[i].ID == 0 {
+					t.Fatal("no id returned")
+				}
+				leadOf, clientOf = append(leadOf, leads[i].ID), append(clientOf, clients[i].ID)
+			}
+			return leadOf, clientOf
+		}
+		// The own users own every row, so each scope's matches are the same rows.
+		leadOf, clientOf := insert(s, texts, salesID, repID)
+		insert(other, []string{"ravi.dubois4321 ravi.dubois1234 in another tenant"}, oadmin.ID, oadmin.ID)
+
+		for _, c := range []struct {
+			term string
+			row  int // the one row (of texts) holding it
+		}{{"ravi.dubois4321", 4321}, {"RAVI.Dubois1234", 1234}} {
+			for _, clients := range []bool{false, true} {
+				if db.Dialect == store.SQLite {
+					asked, narrowed, err := s.SearchAsked(ctx, clients, c.term)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !narrowed {
+						t.Fatalf("%q (clients %v): asked the index %s, want a few trigrams", c.term, clients, asked)
+					}
+				}
+				want := []int64{leadOf[c.row]}
+				scopes := []store.Scope{s, ownLeads}
+				if clients {
+					want, scopes = []int64{clientOf[c.row]}, []store.Scope{s, ownClients}
+				}
+				for k, sc := range scopes {
+					for _, srt := range []string{"", store.SortName} {
+						name := fmt.Sprintf("%q, clients %v, scope %d, sorted %q", c.term, clients, k, srt)
+						var got []int64
+						var total int64
+						var capped bool
+						if clients {
+							p := listClients(t, sc, store.ClientQuery{Search: c.term, Sort: srt, Limit: 20})
+							got, total, capped = clientIDs(p.Rows), p.Total, p.TotalCapped
+						} else {
+							p := list(t, sc, store.LeadQuery{Search: c.term, Sort: srt, Limit: 20})
+							got, total, capped = ids(p.Rows), p.Total, p.TotalCapped
+						}
+						if !slices.Equal(got, want) || total != 1 || capped {
+							t.Errorf("%s: %v (total %d, capped %v), want %v", name, got, total, capped, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
