@@ -243,11 +243,11 @@ func distinctIDs(ids []int64) []int64 {
 	return slices.Compact(ids)
 }
 
-// leadViewsIn reads the leads of ids with their names, in no particular order. On
-// PostgreSQL the ids travel apart from the text, as arrays: its two statements are then
-// the same texts for every page of every list, planned once a connection (plans.go) instead
-// of at each page that is not page 1 asked again. SQLite has no arrays, and compiles a
-// statement for a fraction of what PostgreSQL spends planning one.
+// leadViewsIn reads the leads of ids with their names, in no particular order. The ids
+// travel apart from the text (boundIDs: arrays on PostgreSQL, JSON arrays on SQLite): its
+// two statements are then the same texts for every page of every list, planned or
+// compiled once a connection (plans.go) instead of at each page that is not page 1 asked
+// again.
 func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error) {
 	var rows []LeadView
 	rowIDs := s.boundIDs()
