@@ -202,11 +202,14 @@ func (s Scope) countClients(ctx context.Context, f *clientFilter) (int64, bool, 
 	return s.countCapped(ctx, f.spec(s).rows(), ClientCountCap)
 }
 
-// clientViewsByID loads the found clients with their names, in the order found.
+// clientViewsByID loads the found clients with their names, in the order found: one text
+// for every page, the ids sent apart (boundIDs).
 func (s Scope) clientViewsByID(ctx context.Context, hits []listHit) ([]ClientView, error) {
 	return readHits(ctx, hits, func(v *ClientView) int64 { return v.ID }, func(ids []int64) ([]ClientView, error) {
 		var rows []ClientView
-		err := s.scanList(ctx, s.clientViews(&rows).Where("c.id IN (?)", bun.In(ids)))
+		rowIDs := s.boundIDs()
+		sel := rowIDs.in(s.clientViews(&rows), "c.id", ids) // before rowIDs.ctx, which reads what it adds
+		err := s.scanList(rowIDs.ctx(ctx), sel)
 		return rows, err
 	})
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"crm/app/store"
@@ -129,6 +130,34 @@ func TestRepeatedReadsArePreparedOnce(t *testing.T) {
 				}
 			}
 		}
+		// A client list's pages read their rows by ids sent apart too: one text.
+		clients := make([]store.Client, 5)
+		for i := range clients {
+			clients[i] = store.Client{Contact: store.Contact{CustomerName: fmt.Sprintf("Client %d", i)}, SearchText: fmt.Sprintf("client %d", i)}
+		}
+		if _, err := s.Insert(&clients).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		seenClients := map[int64]bool{}
+		for range 2 {
+			for p := 1; p <= 3; p++ {
+				page, err := s.ListClients(ctx, store.ClientQuery{Page: p, Limit: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range page.Rows {
+					seenClients[c.ID] = true
+				}
+			}
+		}
+		clientRows := "c.id = ANY($1)"
+		if db.Dialect == store.SQLite {
+			clientRows = "c.id IN (SELECT value FROM json_each(+$1))"
+		}
+		if n := kept(clientRows); len(seenClients) != 5 || n != 1 {
+			t.Fatalf("six pages of clients showed %d of 5, and %d statements of their rows kept, want 1", len(seenClients), n)
+		}
+
 		if err := s.SeedLeads(ctx, 2, nil); err != nil {
 			t.Fatal(err)
 		}
