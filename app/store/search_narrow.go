@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -117,7 +118,7 @@ func (s Scope) narrowSearch(ctx context.Context, ts textSearch, st *searchTerm) 
 	}
 	// The trigrams are sent apart from the text, so every estimate is one statement,
 	// compiled once a connection.
-	query := strings.NewReplacer("%[1]s", ts.fts+"_idx", "%[2]s", s.param(1)).Replace(trigramPagesSQL)
+	query := fmt.Sprintf(trigramPagesSQL, ts.fts+"_idx", s.param(1))
 	var est []struct {
 		K int   `bun:"k"`
 		N int64 `bun:"n"`
