@@ -41,7 +41,7 @@ var clientSorts = newListSorts(map[string]listSort{
 // clientText is how the clients' text is searched: the trigram indexes over c.search_text
 // (clients_search_idx on PostgreSQL, clients_fts on SQLite) and, for a short term, the
 // name, company and email indexes.
-var clientText = textSearch{id: "c.id", text: "c.search_text", fts: ClientEntity.searchIndex(),
+var clientText = textSearch{model: (*Client)(nil), id: "c.id", text: "c.search_text", fts: ClientEntity.searchIndex(),
 	prefix: []string{"lower(c.customer_name)", "lower(c.company_name)", "c.company_email"}}
 
 // ClientQuery selects a page of the clients a scope may reach.

@@ -40,6 +40,9 @@ type DB struct {
 	// estimates are the planner's row estimates of search probes, asked a moment ago
 	// (estimates.go).
 	estimates *estimateCache
+	// samples are the trigrams of each tenant's newest search texts, counted a moment ago
+	// (search_sample.go).
+	samples *trigramSamples
 }
 
 // StatementCacheCapacity is how many prepared reads each PostgreSQL connection keeps, the
@@ -106,6 +109,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	}
 	db.callers = newCallerCache()
 	db.estimates = newEstimateCache()
+	db.samples = newTrigramSamples()
 	db.bun.AddQueryHook(queryHook{})
 	if err := db.Ping(ctx); err != nil {
 		_ = db.Close()

@@ -100,15 +100,21 @@ func (db *DB) CountCompiles(ctx context.Context) (count func() int64, err error)
 var (
 	ChooseTrigrams = chooseTrigrams
 	Trigrams       = trigrams
+	ChooseSampled  = chooseSampled
+	WordTrigrams   = wordTrigrams
 )
 
-// SearchAsked is what SQLite's FTS5 index of leads (or of clients) is asked for term, and
-// whether that is a few of its trigrams, whose rows must then be checked.
+// SearchAsked is what SQLite's FTS5 index of leads (or of clients) is asked for term, or the
+// trigrams PostgreSQL's is, and whether that is a few of its trigrams, whose rows must then
+// be checked.
 func (s Scope) SearchAsked(ctx context.Context, clients bool, term string) (string, bool, error) {
 	ts, st := leadText, parseSearch(term)
 	if clients {
 		ts = clientText
 	}
 	err := s.narrowSearch(ctx, ts, st)
+	if s.Dialect() == Postgres {
+		return strings.Join(st.likes, " "), st.narrowed, err
+	}
 	return st.ftsQuery(), st.narrowed, err
 }

@@ -41,7 +41,7 @@ type leadSearch struct {
 // leadText is how the leads' text is searched: the trigram indexes over l.search_text
 // (leads_search_idx on PostgreSQL, leads_fts on SQLite) and, for a short term, the name,
 // company and email indexes.
-var leadText = textSearch{id: "l.id", text: "l.search_text", fts: LeadEntity.searchIndex(),
+var leadText = textSearch{model: (*Lead)(nil), id: "l.id", text: "l.search_text", fts: LeadEntity.searchIndex(),
 	prefix: []string{"lower(l.customer_name)", "lower(l.company_name)", "l.company_email"}}
 
 // spec is the filtered leads as the lists' paging reads them.

@@ -36,6 +36,9 @@ type searchTerm struct {
 	// few of the term's trigrams, which rows may hold without the term (narrowSearch).
 	fts      string
 	narrowed bool
+	// likes are the trigrams PostgreSQL's trigram index is asked for instead of the term's
+	// words, each a LIKE '%abc%' (narrowed).
+	likes []string
 }
 
 // parseSearch reads a search term (already trimmed; "" is no search).
@@ -133,6 +136,7 @@ const searchRowidScale = 2
 
 // textSearch is how a list's table is searched, each part through an index led by tenant_id.
 type textSearch struct {
+	model  any      // the table's model, for its tenant's rows (Scope.Select): (*Lead)(nil)
 	id     string   // the id column: "l.id"
 	text   string   // the lowercased search text column (PostgreSQL's trigram index): "l.search_text"
 	fts    string   // SQLite's FTS5 trigram table over it, rowid the id × searchRowidScale: "leads_fts"
@@ -154,6 +158,15 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 				col := collated(d, expr)
 				g = g.WhereOr("("+col+" >= ? AND "+col+" < ?)", st.term, st.term+maxRune)
 			}
+		case d == Postgres && st.narrowed && !walked:
+			// The index is asked for the rarest trigrams, each row then for the whole term.
+			cond := ""
+			args := make([]any, 0, len(st.likes)+1)
+			for _, t := range st.likes {
+				cond += ts.text + " LIKE ? AND "
+				args = append(args, "%"+t+"%")
+			}
+			g = g.WhereOr("("+cond+"strpos("+ts.text+", ?) > 0)", append(args, st.text)...)
 		case d == Postgres:
 			if loose := st.wordsPattern(); loose != "" && !walked {
 				// The index is asked for the words, each row then for the whole term.

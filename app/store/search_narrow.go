@@ -102,11 +102,15 @@ func chooseTrigrams(tgs []string, pages []int64) []string {
 }
 
 // narrowSearch asks the FTS5 index ts.fts for st as a few of its rarest trigrams when that
-// is much cheaper than the phrase (SQLite, a term of more than narrowTrigrams trigrams);
-// st.narrowed then says each row must be checked against the whole term (textSearch).
+// is much cheaper than the phrase (SQLite, a term of more than narrowTrigrams trigrams), and
+// PostgreSQL's trigram index likewise (narrowSample); st.narrowed then says each row must
+// be checked against the whole term (textSearch).
 func (s Scope) narrowSearch(ctx context.Context, ts textSearch, st *searchTerm) error {
-	if s.Dialect() != SQLite || st == nil || st.short {
+	if st == nil || st.short {
 		return nil
+	}
+	if s.Dialect() == Postgres {
+		return s.narrowSample(ctx, ts, st)
 	}
 	tgs := trigrams(st.text)
 	if len(tgs) <= narrowTrigrams {

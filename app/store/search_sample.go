@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// PostgreSQL's trigram index (pg_trgm, GIN) reads the posting list of every trigram of a
+// term's words, as FTS5 read its doclists: "hannah%williams6547" takes 11–16 ms at a million
+// leads, and three of its rarest trigrams, each asked as LIKE '%abc%', 0.8 ms
+// (docs/PERFORMANCE.md, "Twenty-fourth round"). pg_trgm keeps no count of a trigram's rows,
+// and the planner estimates every three-character pattern alike, so how rare a trigram is
+// comes from a sample: the trigrams of the search texts of the tenant's newest
+// trigramSampleSize leads, counted once and kept trigramSampleTTL. A count that has gone
+// stale only picks other trigrams: every row is checked against the whole term.
+
+const (
+	// trigramSampleSize is how many of a tenant's newest leads the sample reads.
+	trigramSampleSize = 2000
+	// trigramSampleTTL is how long a tenant's sample is used.
+	trigramSampleTTL = 10 * time.Minute
+	// trigramSamplesMax bounds the tenants kept; past it the cache starts afresh.
+	trigramSamplesMax = 200
+)
+
+// trigramSample is how many of a tenant's sampled search texts hold each trigram of a word
+// (pg_trgm's trigrams of a LIKE pattern: letters and digits, no padding).
+type trigramSample struct {
+	counts map[string]int32
+	rows   int
+	at     time.Time
+}
+
+// sampleKey names a sample: a tenant's records of one table.
+type sampleKey struct {
+	tenant int64
+	table  string
+}
+
+type trigramSamples struct {
+	mu sync.Mutex
+	m  map[sampleKey]*trigramSample
+}
+
+func newTrigramSamples() *trigramSamples { return &trigramSamples{m: map[sampleKey]*trigramSample{}} }
+
+// wordTrigrams are the distinct trigrams of the words (runs of letters and digits of three
+// or more) of text, in the order they first appear.
+func wordTrigrams(text string) []string {
+	var out []string
+	r := []rune(text)
+	for i := 0; i < len(r); {
+		if !isWordRune(r[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(r) && isWordRune(r[j]) {
+			j++
+		}
+		for k := i; k+3 <= j; k++ {
+			if t := string(r[k : k+3]); !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// trigramCounts is the tenant's sample of ts's table: how many of its newest search texts
+// hold each trigram, and how many texts were read (fewer than trigramSampleSize: a small
+// tenant).
+func (s Scope) trigramCounts(ctx context.Context, ts textSearch) (map[string]int32, int, error) {
+	c, now, key := s.db.samples, time.Now(), sampleKey{s.TenantID, ts.fts}
+	if c == nil { // (a DB built by hand, in a test)
+		c = newTrigramSamples()
+	}
+	c.mu.Lock()
+	sm := c.m[key]
+	c.mu.Unlock()
+	if sm != nil && now.Sub(sm.at) < trigramSampleTTL && !now.Before(sm.at) {
+		return sm.counts, sm.rows, nil
+	}
+	var texts []string
+	if err := s.Select(ts.model).ColumnExpr(ts.text).OrderExpr(ts.id+" DESC").Limit(trigramSampleSize).Scan(ctx, &texts); err != nil {
+		return nil, 0, err
+	}
+	counts := map[string]int32{}
+	for _, t := range texts {
+		for _, tg := range wordTrigrams(t) {
+			counts[tg]++
+		}
+	}
+	c.mu.Lock()
+	if len(c.m) >= trigramSamplesMax {
+		c.m = map[sampleKey]*trigramSample{}
+	}
+	c.m[key] = &trigramSample{counts: counts, rows: len(texts), at: now}
+	c.mu.Unlock()
+	return counts, len(texts), nil
+}
+
+// narrowSample asks PostgreSQL's trigram index for three of st's rarest trigrams, by the
+// tenant's sample, when that is much cheaper than its words (chooseSampled). A small
+// tenant's term stays as it is.
+func (s Scope) narrowSample(ctx context.Context, ts textSearch, st *searchTerm) error {
+	tgs := wordTrigrams(st.text)
+	if len(tgs) <= narrowTrigrams {
+		return nil
+	}
+	counts, rows, err := s.trigramCounts(ctx, ts)
+	if err != nil || rows < trigramSampleSize {
+		return err
+	}
+	sizes := make([]int64, len(tgs))
+	for i, t := range tgs {
+		sizes[i] = int64(counts[t])
+	}
+	if chosen := chooseSampled(tgs, sizes); chosen != nil {
+		st.likes, st.narrowed = chosen, true
+	}
+	return nil
+}
+
+// chooseSampled picks the trigrams PostgreSQL's index is asked for, from their counts in the
+// sample: the narrowTrigrams rarest, when the rarest is in at most narrowRarePages of the
+// sampled texts (0.8 %) and together they are narrowGain times rarer than all the term's
+// trigrams; nil otherwise. A term of common trigrams only, such as a name ("aarav brown"),
+// matches thousands of rows, which its words' posting lists intersected find with fewer
+// checks in the heap: narrowed, it took up to 250 ms. Always three, unlike FTS5's choice (chooseTrigrams):
+// PostgreSQL checks each candidate in the table's heap, a random read, and a single trigram
+// of "jack.fischer2387" ("r23") left thousands of them, 65 ms, where its posting lists are
+// cheap to intersect.
+func chooseSampled(tgs []string, counts []int64) []string {
+	if len(tgs) <= narrowTrigrams || len(counts) != len(tgs) {
+		return nil
+	}
+	order := make([]int, len(tgs))
+	var total int64
+	for i := range order {
+		order[i] = i
+		total += counts[i]
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(counts[a] - counts[b]) })
+	var chosen []string
+	var sum int64
+	for _, i := range order[:narrowTrigrams] {
+		chosen, sum = append(chosen, tgs[i]), sum+counts[i]
+	}
+	if counts[order[0]] > narrowRarePages || sum*narrowGain > total {
+		return nil
+	}
+	return chosen
+}
