@@ -78,19 +78,10 @@ func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) 
 // trigrams; nil otherwise (the phrase: nothing to gain, as when all the term's trigrams
 // fill no more than narrowMinPages).
 func chooseTrigrams(tgs []string, pages []int64) []string {
-	if len(tgs) <= narrowTrigrams || len(pages) != len(tgs) {
-		return nil
-	}
-	order := make([]int, len(tgs))
-	var total int64
-	for i := range order {
-		order[i] = i
-		total += pages[i]
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return int(pages[a] - pages[b]) })
+	rarest, total := rarestTrigrams(tgs, pages)
 	var chosen []string
 	var sum int64
-	for _, i := range order[:narrowTrigrams] {
+	for _, i := range rarest {
 		if pages[i] <= narrowRarePages {
 			chosen, sum = append(chosen, tgs[i]), sum+pages[i]
 		}
@@ -99,6 +90,22 @@ func chooseTrigrams(tgs []string, pages []int64) []string {
 		return nil
 	}
 	return chosen
+}
+
+// rarestTrigrams gives the indexes of the narrowTrigrams trigrams of tgs with the smallest
+// sizes (sizes[i] is tgs[i]'s), smallest first, and all their sizes summed; none when the
+// term has no more than narrowTrigrams trigrams (then asked whole).
+func rarestTrigrams(tgs []string, sizes []int64) (rarest []int, total int64) {
+	if len(tgs) <= narrowTrigrams || len(sizes) != len(tgs) {
+		return nil, 0
+	}
+	order := make([]int, len(tgs))
+	for i := range order {
+		order[i] = i
+		total += sizes[i]
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(sizes[a] - sizes[b]) })
+	return order[:narrowTrigrams], total
 }
 
 // narrowSearch asks the FTS5 index ts.fts for st as a few of its rarest trigrams when that

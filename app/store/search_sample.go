@@ -133,27 +133,21 @@ func (s Scope) narrowSample(ctx context.Context, ts textSearch, st *searchTerm) 
 // sampled texts (0.8 %) and together they are narrowGain times rarer than all the term's
 // trigrams; nil otherwise. A term of common trigrams only, such as a name ("aarav brown"),
 // matches thousands of rows, which its words' posting lists intersected find with fewer
-// checks in the heap: narrowed, it took up to 250 ms. Always three, unlike FTS5's choice (chooseTrigrams):
-// PostgreSQL checks each candidate in the table's heap, a random read, and a single trigram
-// of "jack.fischer2387" ("r23") left thousands of them, 65 ms, where its posting lists are
-// cheap to intersect.
+// checks in the heap: narrowed, it took up to 270 ms. Always three, unlike FTS5's choice
+// (chooseTrigrams): PostgreSQL checks each candidate in the table's heap, a random read,
+// and a single trigram of "jack.fischer2387" ("r23") left thousands of them, 65 ms, where
+// its posting lists are cheap to intersect.
 func chooseSampled(tgs []string, counts []int64) []string {
-	if len(tgs) <= narrowTrigrams || len(counts) != len(tgs) {
+	rarest, total := rarestTrigrams(tgs, counts)
+	if len(rarest) == 0 || counts[rarest[0]] > narrowRarePages {
 		return nil
 	}
-	order := make([]int, len(tgs))
-	var total int64
-	for i := range order {
-		order[i] = i
-		total += counts[i]
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return int(counts[a] - counts[b]) })
 	var chosen []string
 	var sum int64
-	for _, i := range order[:narrowTrigrams] {
+	for _, i := range rarest {
 		chosen, sum = append(chosen, tgs[i]), sum+counts[i]
 	}
-	if counts[order[0]] > narrowRarePages || sum*narrowGain > total {
+	if sum*narrowGain > total {
 		return nil
 	}
 	return chosen
