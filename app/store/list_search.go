@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/uptrace/bun"
 )
@@ -49,7 +48,7 @@ func parseSearch(raw string) *searchTerm {
 	st := &searchTerm{term: strings.ToLower(raw), text: fold(raw)}
 	alnum := 0
 	for _, r := range st.term {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if isWordRune(r) {
 			alnum++
 		}
 	}
@@ -71,7 +70,6 @@ func parseSearch(raw string) *searchTerm {
 // characters keeps its separators: its padded trigrams are all it gives the index
 // (measured in docs/PERFORMANCE.md, "Fourth round (2026-11-26): separators in a search term").
 func (st *searchTerm) wordsPattern() string {
-	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 	// The term as alternating runs: words and the separators between them.
 	type run struct {
 		text string
@@ -80,7 +78,7 @@ func (st *searchTerm) wordsPattern() string {
 	}
 	var runs []run
 	for _, r := range st.text {
-		w := isWord(r)
+		w := isWordRune(r)
 		if len(runs) == 0 || runs[len(runs)-1].word != w {
 			runs = append(runs, run{word: w})
 		}

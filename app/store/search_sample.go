@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -51,26 +52,18 @@ func newTrigramSamples() *trigramSamples { return &trigramSamples{m: map[sampleK
 // or more) of text, in the order they first appear.
 func wordTrigrams(text string) []string {
 	var out []string
-	r := []rune(text)
-	for i := 0; i < len(r); {
-		if !isWordRune(r[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(r) && isWordRune(r[j]) {
-			j++
-		}
-		for k := i; k+3 <= j; k++ {
-			if t := string(r[k : k+3]); !slices.Contains(out, t) {
+	for _, word := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+		for _, t := range trigrams(word) {
+			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}
-		i = j
 	}
 	return out
 }
 
+// isWordRune reports whether r belongs to a word, for pg_trgm and a search term alike: a
+// letter or a digit.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // trigramCounts is the tenant's sample of ts's table: how many of its newest search texts
