@@ -135,6 +135,26 @@ func TestImportRealisticFileCountsEachStep(t *testing.T) {
 	})
 }
 
+// An import's batches in flight need no more than one connection between them: the next
+// batch asks for one only once the batch before holds its own, so a batch waiting for the
+// commit of the one before never holds the connection that one waits for. With a pool of
+// one connection (or as many imports at once as the pool has connections) the import and
+// its undo would otherwise wait forever; the deadline only bounds such a failure.
+func TestOverlappedBatchesNeedOneConnection(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	db := storetest.OpenWithPool(t, store.Postgres, 1)
+	sc := importertest.Scenario{DB: db, TenantName: "One connection", Rows: 600, Seeded: 50, Users: 2, Seed: 3, BatchSize: 100}
+	steps, err := sc.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 4 {
+		t.Fatalf("%d steps", len(steps))
+	}
+}
+
 // The realistic file is what it says: 22 columns, each mapped, every row one lead whose
 // notes keep their line breaks and accents; the same seed gives the same file, in
 // another order than the leads' own, and the changed file the same leads.

@@ -35,7 +35,7 @@ func TestOverlapCommitsInOrderAndNotAfterAFailure(t *testing.T) {
 				case 1:
 					close(second)
 				}
-				if cur.err = turn(before)(); cur.err != nil {
+				if cur.err = turn(before, cur).Wait(); cur.err != nil {
 					return
 				}
 				mu.Lock()

@@ -329,9 +329,11 @@ func (r *Runner) runImport(ctx context.Context, s store.Scope, im *store.Import)
 
 // inFlight is a batch being applied (or undone) while the importer reads and starts the next.
 type inFlight struct {
-	keys map[string]bool // an import batch's keys
-	done chan struct{}   // closed once the batch has committed or failed
-	err  error
+	keys  map[string]bool // an import batch's keys
+	began chan struct{}   // closed once the batch's transaction holds its connection
+	done  chan struct{}   // closed once the batch has committed or failed
+	err   error
+	once  sync.Once
 
 	// An undo window's records, known once it has read its rows (named closed then).
 	ids   map[int64]bool
@@ -339,7 +341,18 @@ type inFlight struct {
 }
 
 func newInFlight() *inFlight {
-	return &inFlight{done: make(chan struct{}), named: make(chan struct{})}
+	return &inFlight{began: make(chan struct{}), done: make(chan struct{}), named: make(chan struct{})}
+}
+
+// afterBegun waits until the batch before (when there is one) holds its connection, or has
+// ended: a batch asks for a connection only then (store.Turn.Began).
+func afterBegun(before *inFlight) {
+	if before != nil {
+		select {
+		case <-before.began:
+		case <-before.done:
+		}
+	}
 }
 
 // wait waits for the batch to end and gives its error.
@@ -348,9 +361,19 @@ func (f *inFlight) wait() error {
 	return f.err
 }
 
-// turn is a batch's turn to commit: once the batch before it (when there is one) has
-// committed, or errBatchBefore if that one failed.
-func turn(before *inFlight) func() error {
+// turn is batch cur's place after the batch before it: it tells when cur's transaction has
+// begun, and cur's turn to commit comes once the batch before (when there is one) has
+// committed, or with errBatchBefore if that one failed.
+func turn(before, cur *inFlight) *store.Turn {
+	return &store.Turn{
+		Began: func() { cur.once.Do(func() { close(cur.began) }) },
+		Wait:  waitFor(before),
+	}
+}
+
+// waitFor returns once the batch before (when there is one) has committed, or
+// errBatchBefore if that one failed.
+func waitFor(before *inFlight) func() error {
 	return func() error {
 		if before != nil && before.wait() != nil {
 			return errBatchBefore
@@ -412,7 +435,8 @@ func (r *Runner) applyOverlapped(ctx context.Context, s store.Scope, im *store.I
 		cur.keys = keysOf(bt.items)
 		go func() {
 			defer close(cur.done)
-			_, cur.err = s.ApplyImportBatchInTurn(ctx, im, bt.items, bt.next, turn(before))
+			afterBegun(before)
+			_, cur.err = s.ApplyImportBatchInTurn(ctx, im, bt.items, bt.next, turn(before, cur))
 			if cur.err == nil && r.AfterBatch != nil {
 				r.AfterBatch(im)
 			}
@@ -435,6 +459,7 @@ func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Im
 		}
 		go func() {
 			defer close(cur.done)
+			afterBegun(before)
 			named := false
 			ready := func(ids []int64) error {
 				cur.ids, named = make(map[int64]bool, len(ids)), true
@@ -448,12 +473,12 @@ func (r *Runner) undoOverlapped(ctx context.Context, s store.Scope, im *store.Im
 				<-before.named // closed by the time the group before ends, at the latest
 				for _, id := range ids {
 					if before.ids[id] {
-						return turn(before)()
+						return waitFor(before)()
 					}
 				}
 				return nil
 			}
-			cur.err = s.UndoImportRowsInTurn(ctx, im, g, ready, turn(before))
+			cur.err = s.UndoImportRowsInTurn(ctx, im, g, ready, turn(before, cur))
 			if !named {
 				close(cur.named)
 			}

@@ -62,6 +62,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	var db *DB
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		url, maxConns, err := poolSize(url)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
 		cfg, err := pgx.ParseConfig(url)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
@@ -75,8 +79,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		// Each connection keeps app.tenant_id in step with the Scope of each statement, for
 		// the row-level security policies (rls.go).
 		sqldb := sql.OpenDB(rlsConnector{Connector: stdlib.GetConnector(*cfg), texts: newRepeatedTexts()})
-		sqldb.SetMaxOpenConns(20)
-		sqldb.SetMaxIdleConns(20)
+		sqldb.SetMaxOpenConns(maxConns)
+		sqldb.SetMaxIdleConns(maxConns)
 		db = &DB{bun: bun.NewDB(sqldb, pgdialect.New()), Dialect: Postgres}
 	default:
 		path := strings.TrimPrefix(url, "sqlite:")

@@ -102,6 +102,7 @@ var (
 	Trigrams       = trigrams
 	ChooseSampled  = chooseSampled
 	WordTrigrams   = wordTrigrams
+	CountTrigrams  = countWordTrigrams
 )
 
 // SearchAsked is what SQLite's FTS5 index of leads (or of clients) is asked for term, or the

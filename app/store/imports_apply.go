@@ -46,20 +46,49 @@ func (s Scope) ApplyImportBatch(ctx context.Context, im *Import, items []ImportI
 	return s.ApplyImportBatchInTurn(ctx, im, items, nextRow, nil)
 }
 
+// Turn is how a batch that may run while the batch before it is in flight keeps its place
+// (ApplyImportBatchInTurn, UndoImportRowsInTurn).
+type Turn struct {
+	// Began, when not nil, is called once the batch's transaction holds its connection
+	// (again if the transaction is tried again). The caller starts the next batch only then:
+	// a batch that took a connection before the one before it had one would hold it while
+	// waiting for a commit that waits for a connection, and with as many imports as the
+	// pool has connections none would be left.
+	Began func()
+	// Wait returns when the batch may commit: once the batch before has committed, or with
+	// that batch's error, which fails this one too.
+	Wait func() error
+}
+
+// began tells t's caller that the batch's transaction has begun.
+func (t *Turn) began() {
+	if t != nil && t.Began != nil {
+		t.Began()
+	}
+}
+
+// wait is t.Wait, nil for a batch on its own.
+func (t *Turn) wait() error {
+	if t == nil || t.Wait == nil {
+		return nil
+	}
+	return t.Wait()
+}
+
 // ApplyImportBatchInTurn is ApplyImportBatch for a batch that may start while the batch
 // before it is still in flight, in a transaction of its own (CanOverlapBatches): it does
 // not hold the import from its start, which would wait for that batch's commit, and it
-// calls turn, when not nil, once its rows are applied and before it records its position,
-// adds up its counters and commits; turn returns when the batch before has committed, or
-// that batch's error, which fails this one too. A batch in flight does not see the records
+// waits for its turn (Turn), when not nil, once its rows are applied and before it records
+// its position, adds up its counters and commits. A batch in flight does not see the records
 // the batch before creates: the caller starts it only when no row of the two shares a key.
-func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []ImportItem, nextRow int, turn func() error) (BatchCounts, error) {
+func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []ImportItem, nextRow int, turn *Turn) (BatchCounts, error) {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
 		return BatchCounts{}, fmt.Errorf("store: %q is not importable", im.Entity)
 	}
 	var counts BatchCounts
 	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
+		turn.began()
 		counts = BatchCounts{}
 		if turn == nil {
 			if err := tx.holdImport(ctx, im, ImportRunning); err != nil {
@@ -78,10 +107,8 @@ func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []I
 				return err
 			}
 		}
-		if turn != nil {
-			if err := turn(); err != nil {
-				return err
-			}
+		if err := turn.wait(); err != nil {
+			return err
 		}
 		res, err := tx.Update((*Import)(nil)).Set("next_row = ?", nextRow).
 			Set("created_count = created_count + ?", counts.Created).Set("updated_count = updated_count + ?", counts.Updated).

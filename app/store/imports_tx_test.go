@@ -387,7 +387,7 @@ func TestImportBatchInTurnCommitsAfterItsTurnOnly(t *testing.T) {
 		return int64(len(page.Rows))
 	}
 	failed := errors.New("the batch before failed")
-	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, func() error { return failed }); !errors.Is(err, failed) {
+	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, &Turn{Wait: func() error { return failed }}); !errors.Is(err, failed) {
 		t.Fatalf("a batch whose turn failed: %v", err)
 	}
 	got, err := s.Import(ctx, run.ID)
@@ -396,7 +396,7 @@ func TestImportBatchInTurnCommitsAfterItsTurnOnly(t *testing.T) {
 	}
 	checkCounters(t, db, "after a failed turn")
 	turned := false
-	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, func() error { turned = true; return nil }); err != nil || !turned {
+	if _, err := s.ApplyImportBatchInTurn(ctx, run, items, 4, &Turn{Wait: func() error { turned = true; return nil }}); err != nil || !turned {
 		t.Fatalf("a batch in its turn: %v (turn asked: %v)", err, turned)
 	}
 	got, err = s.Import(ctx, run.ID)

@@ -68,15 +68,17 @@ func undoable(q *bun.SelectQuery, im *Import) *bun.SelectQuery {
 // When ready is not nil, it is told the records the group's changes name before they are
 // read, and may wait (for the group before to commit, when it names one of them) or fail
 // the group; when turn is not nil, the group does not hold the import from its start and
-// calls turn before it records what it undid and commits (see ApplyImportBatchInTurn). A
-// group with nothing left to undo writes nothing, once its turn has come.
-func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup, ready func(ids []int64) error, turn func() error) error {
+// waits for its turn before it records what it undid and commits (see
+// ApplyImportBatchInTurn). A group with nothing left to undo writes nothing, once its turn
+// has come.
+func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup, ready func(ids []int64) error, turn *Turn) error {
 	kind, ok := importKinds[im.Entity]
 	if !ok {
 		return fmt.Errorf("store: %q is not importable", im.Entity)
 	}
 	undone := 0
 	err := s.importTx(ctx, kind.table(), func(tx Scope) error {
+		turn.began()
 		undone = 0
 		if turn == nil {
 			if err := tx.holdImport(ctx, im, ImportUndoing); err != nil {
@@ -94,10 +96,7 @@ func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup
 			}
 		}
 		if len(rows) == 0 { // nothing to write, but still not done before the group before
-			if turn != nil {
-				return turn()
-			}
-			return nil
+			return turn.wait()
 		}
 		if err := kind.undoRows(ctx, tx, im, rows); err != nil {
 			return err
@@ -111,10 +110,8 @@ func (s Scope) UndoImportRowsInTurn(ctx context.Context, im *Import, g UndoGroup
 			Where(cond, args...).Exec(ctx); err != nil {
 			return err
 		}
-		if turn != nil {
-			if err := turn(); err != nil {
-				return err
-			}
+		if err := turn.wait(); err != nil {
+			return err
 		}
 		res, err := tx.Update((*Import)(nil)).Set("undone_count = undone_count + ?", len(rows)).
 			Set("heartbeat_at = ?", s.now()).Set("updated_at = ?", s.now()).

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -58,6 +59,17 @@ func TestChooseSampled(t *testing.T) {
 	}
 	if got := store.WordTrigrams("ab.cd éüçx"); !slices.Equal(got, []string{"éüç", "üçx"}) {
 		t.Errorf("short words and characters: %q", got)
+	}
+	// The sample counts each trigram once a text, as many texts as hold it.
+	texts := []string{"anna anna@example.test", "hannah.anna 2387", "ab éüçx", "", "nanna"}
+	want := map[string]int32{}
+	for _, text := range texts {
+		for _, tg := range store.WordTrigrams(text) {
+			want[tg]++
+		}
+	}
+	if got := store.CountTrigrams(texts); !maps.Equal(got, want) || got["ann"] != 3 || got["nna"] != 3 {
+		t.Errorf("counts of the sample: %v, want %v", got, want)
 	}
 	for _, c := range []struct {
 		name   string

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,13 @@ func Dialects() []store.Dialect {
 // PostgreSQL it is reached as AppRole, with row-level security on.
 func Open(t testing.TB, d store.Dialect) *store.DB {
 	t.Helper()
+	return OpenWithPool(t, d, 0)
+}
+
+// OpenWithPool is Open with at most conns connections to PostgreSQL (pool_max_conns; 0:
+// the default), for the tests of what must work however few there are. SQLite keeps its own.
+func OpenWithPool(t testing.TB, d store.Dialect, conns int) *store.DB {
+	t.Helper()
 	ctx := context.Background()
 	var dbURL, ownerURL string
 	if d == store.Postgres {
@@ -64,6 +72,16 @@ func Open(t testing.TB, d store.Dialect) *store.DB {
 		dbURL = granted(t, ownerURL)
 	} else {
 		dbURL = testclone.SQLite(t, migrateTemplate)
+	}
+	if d == store.Postgres && conns > 0 {
+		u, err := url.Parse(dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("pool_max_conns", strconv.Itoa(conns))
+		u.RawQuery = q.Encode()
+		dbURL = u.String()
 	}
 	db, err := store.Open(ctx, dbURL)
 	if err != nil {
