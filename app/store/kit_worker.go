@@ -139,10 +139,12 @@ func (s Scope) produceKit(ctx context.Context, k *KeepInTouch, at time.Time, ski
 	return s.Record(ctx, e.Name, rid, action, nil, produced)
 }
 
-// kitLocalizer speaks the tenant's default language (the worker has no caller).
+// kitLocalizer speaks the tenant's default language (the worker has no caller). It reads
+// through the scope, the producing transaction: a read on another connection while the
+// transaction holds one would wait forever when the pool has no other left.
 func (s Scope) kitLocalizer(ctx context.Context) (*i18n.Localizer, error) {
 	var locale string
-	if err := s.db.bun.NewSelect().Table("tenants").Column("default_locale").Where("id = ?", s.TenantID).Scan(ctx, &locale); err != nil {
+	if err := s.idb.NewSelect().Table("tenants").Column("default_locale").Where("id = ?", s.TenantID).Scan(ctx, &locale); err != nil {
 		return nil, err
 	}
 	return masterNames(locale)
