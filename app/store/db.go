@@ -172,6 +172,12 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("discover migrations: %w", err)
 	}
 	if db.Dialect == Postgres {
+		// The lock holds a connection while the migrator runs on another: a pool of one
+		// (pool_max_conns=1) gets a second for as long as the migrations run.
+		if sqldb := db.bun.DB; sqldb.Stats().MaxOpenConnections == 1 {
+			sqldb.SetMaxOpenConns(2)
+			defer sqldb.SetMaxOpenConns(1)
+		}
 		conn, err := db.bun.Conn(ctx)
 		if err != nil {
 			return nil, err

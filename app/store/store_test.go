@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,6 +76,33 @@ func TestSQLiteIsCreatedWithItsPageSize(t *testing.T) {
 	}
 	if got := pageSize(storetest.Open(t, store.SQLite)); got != store.SQLitePageSize {
 		t.Errorf("test database: page size %d, want %d", got, store.SQLitePageSize)
+	}
+}
+
+// TestMigrateWithOneConnection: migrations hold their lock on one connection and run on
+// another, so a pool of one (pool_max_conns=1) lends them a second rather than waiting
+// forever for it.
+func TestMigrateWithOneConnection(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t, store.Postgres)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // bounds a failure only
+	defer cancel()
+	u, err := url.Parse(storetest.OwnerURL(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "1")
+	u.RawQuery = q.Encode()
+	owner, err := store.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	for range 2 { // the second time with the pool as it was put back
+		if applied, err := owner.Migrate(ctx); err != nil || len(applied) != 0 {
+			t.Fatalf("migrate with one connection: %v, applied %v", err, applied)
+		}
 	}
 }
 
