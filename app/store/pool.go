@@ -42,3 +42,15 @@ func poolSize(url string) (string, int, error) {
 	u.RawQuery = q.Encode()
 	return u.String(), n, nil
 }
+
+// WithPoolSize is url with pool_max_conns set to conns: the URL poolSize reads it from.
+func WithPoolSize(url string, conns int) (string, error) {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	q.Set(poolMaxConnsParam, strconv.Itoa(conns))
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}

@@ -39,12 +39,12 @@ func TestOpenKeepsThePoolSizeOfTheURL(t *testing.T) {
 	if base == "" {
 		t.Skip("TEST_DATABASE_URL not set")
 	}
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
+	three, err := WithPoolSize(base, 3)
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for url, want := range map[string]int{base: defaultPoolSize(), base + sep + "pool_max_conns=3": 3} {
+	for url, want := range map[string]int{base: defaultPoolSize(), three: 3} {
 		db, err := Open(ctx, url)
 		if err != nil {
 			t.Fatalf("open %s: %v", url, err)

@@ -59,14 +59,22 @@ FROM t, seg WHERE seg.id IS NOT NULL GROUP BY t.k`
 // trigrams are the distinct trigrams of text, as FTS5's trigram tokenizer cuts it (by
 // character), in the order they first appear.
 func trigrams(text string) []string {
-	r := []rune(text)
 	var out []string
-	for i := 0; i+3 <= len(r); i++ {
-		if t := string(r[i : i+3]); !slices.Contains(out, t) {
+	eachTrigram(text, func(t string) {
+		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
-	}
+	})
 	return out
+}
+
+// eachTrigram calls fn with every trigram of text (three characters), in order, repeats
+// included.
+func eachTrigram(text string, fn func(string)) {
+	r := []rune(text)
+	for i := 0; i+3 <= len(r); i++ {
+		fn(string(r[i : i+3]))
+	}
 }
 
 // ftsString is s as an FTS5 string: in double quotes, a double quote doubled.

@@ -59,7 +59,7 @@ func newTrigramSamples() *trigramSamples { return &trigramSamples{m: map[sampleK
 // or more) of text, in the order they first appear.
 func wordTrigrams(text string) []string {
 	var out []string
-	for _, word := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+	for _, word := range words(text) {
 		for _, t := range trigrams(word) {
 			if !slices.Contains(out, t) {
 				out = append(out, t)
@@ -67,6 +67,11 @@ func wordTrigrams(text string) []string {
 		}
 	}
 	return out
+}
+
+// words are the runs of letters and digits of text (isWordRune).
+func words(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) })
 }
 
 // isWordRune reports whether r belongs to a word, for pg_trgm and a search term alike: a
@@ -116,15 +121,13 @@ func (s Scope) trigramCounts(ctx context.Context, ts textSearch) (map[string]int
 func countWordTrigrams(texts []string) map[string]int32 {
 	counts, last := map[string]int32{}, map[string]int{}
 	for i, text := range texts {
-		for _, word := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
-			r := []rune(word)
-			for j := 0; j+3 <= len(r); j++ {
-				tg := string(r[j : j+3])
+		for _, word := range words(text) {
+			eachTrigram(word, func(tg string) {
 				if seen, ok := last[tg]; !ok || seen != i {
 					last[tg] = i
 					counts[tg]++
 				}
-			}
+			})
 		}
 	}
 	return counts

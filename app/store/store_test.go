@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,14 +86,11 @@ func TestMigrateWithOneConnection(t *testing.T) {
 	db := storetest.Open(t, store.Postgres)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // bounds a failure only
 	defer cancel()
-	u, err := url.Parse(storetest.OwnerURL(db))
+	ownerURL, err := store.WithPoolSize(storetest.OwnerURL(db), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("pool_max_conns", "1")
-	u.RawQuery = q.Encode()
-	owner, err := store.Open(ctx, u.String())
+	owner, err := store.Open(ctx, ownerURL)
 	if err != nil {
 		t.Fatal(err)
 	}

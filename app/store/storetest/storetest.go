@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -74,14 +73,10 @@ func OpenWithPool(t testing.TB, d store.Dialect, conns int) *store.DB {
 		dbURL = testclone.SQLite(t, migrateTemplate)
 	}
 	if d == store.Postgres && conns > 0 {
-		u, err := url.Parse(dbURL)
-		if err != nil {
+		var err error
+		if dbURL, err = store.WithPoolSize(dbURL, conns); err != nil {
 			t.Fatal(err)
 		}
-		q := u.Query()
-		q.Set("pool_max_conns", strconv.Itoa(conns))
-		u.RawQuery = q.Encode()
-		dbURL = u.String()
 	}
 	db, err := store.Open(ctx, dbURL)
 	if err != nil {
