@@ -86,3 +86,13 @@ func TestErrorsFirstIsDeterministic(t *testing.T) {
 		t.Fatalf("empty First() = %q", got)
 	}
 }
+
+// BenchmarkEmail: an update by import checks three addresses a row (docs/PERFORMANCE.md,
+// "Twenty-sixth round").
+func BenchmarkEmail(b *testing.B) {
+	for b.Loop() {
+		if !Email("ana.o.brien+crm@mail.example.com") {
+			b.Fatal("refused")
+		}
+	}
+}
