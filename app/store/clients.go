@@ -42,6 +42,9 @@ type ClientInput struct {
 // validate applies the same rules as a lead created in the admin.
 func (in *ClientInput) validate() validate.Errors { return in.Contact.validate(false) }
 
+// normalise is the input as the store saves it (Contact.normalise).
+func (in *ClientInput) normalise() { in.Contact.normalise() }
+
 func clientSearchText(c *Client) string { return c.Contact.searchText() }
 
 // clients starts a query on the clients this scope may reach (own-records rule included).

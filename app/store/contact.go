@@ -95,16 +95,34 @@ func (c *Contact) field(name string, create bool) *string {
 	return (*a).part(part)
 }
 
-// validate normalises the block (trimmed, email lowercased) and checks it: the admin's
-// rules, or with mobile the mobile form's (a phone of exactly 10 digits, both addresses
-// with flat/door number, city, state and country).
+// validate normalises the block (normalise) and checks it (check).
 func (c *Contact) validate(mobile bool) validate.Errors {
+	c.normalise()
+	return c.check(mobile)
+}
+
+// normalise puts the block as the store saves it: trimmed, the email lowercased, the phone
+// without its formatting, each address's parts trimmed. An update by import compares each
+// row with its lead normalised only, and checks the row once, not three times
+// (docs/PERFORMANCE.md, "Twenty-sixth round").
+func (c *Contact) normalise() {
 	for _, p := range []*string{&c.CustomerTitle, &c.CustomerName, &c.CompanyName, &c.CompanyEmail,
 		&c.CompanyDialCode, &c.CompanyPhoneNumber} {
 		*p = strings.TrimSpace(*p)
 	}
 	c.CompanyEmail = strings.ToLower(c.CompanyEmail)
 	c.CompanyPhoneNumber = validate.NormalisePhone(c.CompanyPhoneNumber)
+	for _, a := range [...]*Address{c.BillingAddress, c.ShippingAddress} {
+		if a != nil {
+			a.trim()
+		}
+	}
+}
+
+// check checks a normalised block: the admin's rules, or with mobile the mobile form's (a
+// phone of exactly 10 digits, both addresses with flat/door number, city, state and
+// country).
+func (c *Contact) check(mobile bool) validate.Errors {
 	errs := validate.Errors{}
 	errs.Check(validate.Required(c.CustomerName), "customer_name", validate.KeyRequired)
 	errs.Check(validate.Required(c.CompanyEmail), "company_email", validate.KeyRequired)
@@ -136,7 +154,6 @@ func (c *Contact) validate(mobile bool) validate.Errors {
 			}
 			continue
 		}
-		a.trim()
 		if mobile {
 			errs.Check(validate.Required(a.FlatNo), prefix+".flatNo", validate.KeyRequired)
 			errs.Check(validate.Required(a.City), prefix+".city", validate.KeyRequired)

@@ -131,5 +131,5 @@ func (in *ClientInput) refField(name string) **int64 {
 
 // sameClientInput compares two inputs as the store would save them (trimmed, email lowercased).
 func sameClientInput(a, b ClientInput) bool {
-	return sameInput(a, b, clientFields, (*ClientInput).validate)
+	return sameInput(a, b, clientFields, (*ClientInput).normalise)
 }

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"reflect"
-
-	"crm/app/validate"
 )
 
 // What an import knows of each importable entity: one adapter per entity (leads in
@@ -151,8 +149,8 @@ func overlaid[I any](base, src I, fields func(*I) inputFields, set map[string]bo
 }
 
 // sameInput compares two inputs of an entity as the store would save them: each with its
-// own addresses, normalised by its validation (trimmed, email lowercased).
-func sameInput[I any](a, b I, fields func(*I) inputFields, normalise func(*I) validate.Errors) bool {
+// own addresses, normalised (trimmed, email lowercased).
+func sameInput[I any](a, b I, fields func(*I) inputFields, normalise func(*I)) bool {
 	for _, in := range []*I{&a, &b} {
 		f := fields(in)
 		*f.Contact = f.clone()

@@ -161,4 +161,4 @@ func leadFields(in *LeadInput) inputFields {
 }
 
 // sameLeadInput compares two inputs as the store would save them (trimmed, email lowercased).
-func sameLeadInput(a, b LeadInput) bool { return sameInput(a, b, leadFields, (*LeadInput).validate) }
+func sameLeadInput(a, b LeadInput) bool { return sameInput(a, b, leadFields, (*LeadInput).normalise) }

@@ -108,14 +108,20 @@ const (
 )
 
 func (in *LeadInput) validate() validate.Errors {
-	in.ClientID = strings.TrimSpace(in.ClientID)
-	errs := in.Contact.validate(in.Mobile)
+	in.normalise()
+	errs := in.Contact.check(in.Mobile)
 	if in.Mobile {
 		errs.Check(in.LeadTypeID != nil && *in.LeadTypeID > 0, "lead_type_id", validate.KeyRequired)
 	}
 	errs.Check(validate.NoHTML(in.ClientID), "client_id", validate.KeyHTMLNotAllowed)
 	errs.Check(validate.MaxLen(in.ClientID, maxTextLen), "client_id", validate.KeyMaxLength)
 	return errs
+}
+
+// normalise is the input as the store saves it (Contact.normalise).
+func (in *LeadInput) normalise() {
+	in.ClientID = strings.TrimSpace(in.ClientID)
+	in.Contact.normalise()
 }
 
 func (a *Address) trim() {
