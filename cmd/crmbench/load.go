@@ -230,8 +230,10 @@ func (b *bench) mixed(ctx context.Context) error {
 		return nil
 	}
 	name := fmt.Sprintf("mixed list/search/view, %d tenant(s)", len(b.callers))
+	clock, why := b.startStatementClock(ctx)
 	r := b.load(ctx, name, b.mixPicker(5), b.c.mixRate, b.c.mixed, 0.99, mixedBudget, true)
 	b.mixedMeasured = true
+	b.statementBreakdown(ctx, clock, why)
 	if held(*r.st, b.c.mixRate) {
 		b.mixedHeld = b.c.mixRate
 	}
