@@ -8,8 +8,8 @@
 //   - seq (cases.go): one client, sequential, --seq requests per case — page 1, a lead view,
 //     searches, a stage + status filter sorted by name, the dashboards;
 //   - direct (direct.go): page 1 and the lead view against the same SQL run directly;
-//   - mixed and maxrate (load.go): the steady mixed load at --rate, then the highest rate
-//     that keeps p99 ≤ 100 ms;
+//   - mixed and maxrate (load.go): the steady mixed load at --rate (after a warm-up of the
+//     same mix until it holds its budget), then the highest rate that keeps p99 ≤ 100 ms;
 //   - sizes (sizes.go): bytes per million leads;
 //   - import: the CSV import (import.go);
 //

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStatementLinesGiveEachItsShare: the costliest statements, each with its share of the
@@ -34,5 +35,23 @@ func TestStatementLinesGiveEachItsShare(t *testing.T) {
 	}
 	if statementLines(nil, 5) != nil {
 		t.Error("no statements should give no lines")
+	}
+}
+
+// TestWarmUpStopsAtTheFirstSliceThatHolds: the warm-up runs slices until one is good
+// enough, and no more than its bound when none is.
+func TestWarmUpStopsAtTheFirstSliceThatHolds(t *testing.T) {
+	p99s := []time.Duration{2 * time.Second, 900 * time.Millisecond, 30 * time.Millisecond, 20 * time.Millisecond}
+	ran := 0
+	slice := func() stats { ran++; return stats{n: 1000, p99: p99s[min(ran-1, len(p99s)-1)]} }
+	holds := func(st stats) bool { return st.p99 <= 50*time.Millisecond }
+	n, last := warmSlices(12, slice, holds)
+	if n != 3 || ran != 3 || last.p99 != 30*time.Millisecond {
+		t.Errorf("stopped after %d slice(s) (%d ran), last p99 %s; want 3, 30ms", n, ran, last.p99)
+	}
+	ran = 0
+	n, last = warmSlices(2, slice, func(stats) bool { return false })
+	if n != 2 || ran != 2 || last.p99 != 900*time.Millisecond {
+		t.Errorf("never holding: %d slice(s) (%d ran), last p99 %s; want 2, 900ms", n, ran, last.p99)
 	}
 }
