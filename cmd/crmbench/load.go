@@ -319,6 +319,9 @@ func (b *bench) maxRate(ctx context.Context) error {
 	if b.mixedMeasured && b.mixedHeld == 0 {
 		failedAt = b.c.mixRate
 	}
+	if !b.mixedMeasured && b.c.mixRate > 0 {
+		b.warmUp(ctx, "mixed, rate search") // as the mixed case does, which has not run
+	}
 	for i := 0; i < b.c.maxRateSteps && ctx.Err() == nil; i++ {
 		rate, ok := nextRate(heldAt, failedAt)
 		if !ok {
