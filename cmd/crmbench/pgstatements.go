@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -44,7 +43,8 @@ func (b *bench) startStatementClock(ctx context.Context) (*statementClock, strin
 	for _, q := range []string{"CREATE EXTENSION IF NOT EXISTS pg_stat_statements", "SELECT pg_stat_statements_reset()"} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			db.Close()
-			return nil, "pg_stat_statements unavailable (" + firstLine(err.Error()) + "); to measure, add it to shared_preload_libraries and restart PostgreSQL"
+			reason, _, _ := strings.Cut(err.Error(), "\n")
+			return nil, "pg_stat_statements unavailable (" + reason + "); to measure, add it to shared_preload_libraries and restart PostgreSQL"
 		}
 	}
 	return &statementClock{db: db}, ""
@@ -71,8 +71,6 @@ func (c *statementClock) read(ctx context.Context) ([]statementTime, error) {
 	return out, rows.Err()
 }
 
-var spaces = regexp.MustCompile(`\s+`)
-
 // statementLines writes the n costliest statements (all, costliest first) with their share of
 // the total execution time, their calls and mean time, and the first words of their text.
 func statementLines(all []statementTime, n int) []string {
@@ -85,7 +83,7 @@ func statementLines(all []statementTime, n int) []string {
 	}
 	lines := []string{fmt.Sprintf("PostgreSQL execution time %.1f s over %d statement(s); the costliest:", total/1000, len(all))}
 	for _, s := range all[:min(n, len(all))] {
-		text := spaces.ReplaceAllString(strings.TrimSpace(s.query), " ")
+		text := strings.Join(strings.Fields(s.query), " ")
 		if r := []rune(text); len(r) > 140 {
 			text = string(r[:140]) + "…"
 		}
@@ -97,12 +95,6 @@ func statementLines(all []statementTime, n int) []string {
 			100*s.totalMS/total, s.calls, mean, float64(s.rows)/float64(max(s.calls, 1)), text))
 	}
 	return lines
-}
-
-// firstLine is s up to its first line break.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // statementBreakdown prints where PostgreSQL's time went during the mixed load (or why it
