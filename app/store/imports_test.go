@@ -581,7 +581,7 @@ func TestImportClientUpdateMatchesUpdateClient(t *testing.T) {
 }
 
 // checkCounters compares every counter the triggers keep (lead_counts, lead_day_counts,
-// client_day_counts) with the same figures counted from the leads and clients themselves.
+// lead_user_counts, client_day_counts) with the same figures counted from the leads and clients themselves.
 func checkCounters(t *testing.T, db *DB, step string) {
 	t.Helper()
 	ctx := context.Background()
@@ -606,6 +606,11 @@ func checkCounters(t *testing.T, db *DB, step string) {
 			"SELECT t, a, b, c, d, day, count(*) AS n FROM (SELECT l.tenant_id AS t, " + whose("l") + " AS a, " +
 				"COALESCE(l.lead_stage_id, 0) AS b, COALESCE(l.lead_status_id, 0) AS c, COALESCE(l.lead_source_id, 0) AS d, " +
 				day("l.created_at") + " AS day FROM leads AS l " + ways + ") AS x WHERE a IS NOT NULL GROUP BY t, a, b, c, d, day"},
+		{"lead_user_counts",
+			"SELECT tenant_id AS t, user_id AS a, stage_id AS b, status_id AS c, 0 AS d, '' AS day, n FROM lead_user_counts WHERE n <> 0",
+			"SELECT t, a, b, c, 0 AS d, '' AS day, count(*) AS n FROM (SELECT l.tenant_id AS t, " + whose("l") + " AS a, " +
+				"COALESCE(l.lead_stage_id, 0) AS b, COALESCE(l.lead_status_id, 0) AS c FROM leads AS l " + ways + ") AS x " +
+				"WHERE a IS NOT NULL GROUP BY t, a, b, c"},
 		{"client_day_counts",
 			"SELECT tenant_id AS t, user_id AS a, 0 AS b, 0 AS c, 0 AS d, " + keptDay + " AS day, n FROM client_day_counts WHERE n <> 0",
 			"SELECT t, a, 0 AS b, 0 AS c, 0 AS d, day, count(*) AS n FROM (SELECT cl.tenant_id AS t, " + whose("cl") + " AS a, " +

@@ -94,9 +94,10 @@ type LeadPage struct {
 //     rarer term by collecting at most 1,001 matching ids through the search index (pg_trgm,
 //     FTS5 trigram; a short term through the prefix indexes), then the set the page is
 //     read from when it is complete;
-//   - otherwise the total comes from lead_counts when only stage, status and owner filter (exact, a
-//     few rows), else from counting at most LeadCountCap+1 matches, or from a last page;
-//   - won and lost always come from lead_counts.
+//   - otherwise the total comes from the counters when only stage, status and owner filter
+//     (exact: fromCounters), else from counting at most LeadCountCap+1 matches, or from a
+//     last page;
+//   - won and lost always come from the counters.
 func (s Scope) ListLeads(ctx context.Context, q LeadQuery) (*LeadPage, error) {
 	f, r, err := s.leadFilter(ctx, q)
 	if err != nil {
@@ -135,23 +136,29 @@ func (s Scope) WonLost(ctx context.Context) (won, lost int64, err error) {
 }
 
 // fromCounters reads won and lost from the counters and, for a filter the counters can
-// answer (f.countable), the filter's total, in one statement.
+// answer (f.countable), the filter's total, in one statement: from the scope's dozen rows
+// of lead_user_counts when userCounters says they answer, else from lead_counts (a row per
+// stage, status, owner and creator) under the scope's rule.
 func (s Scope) fromCounters(ctx context.Context, f *leadFilter) (total, won, lost int64, err error) {
 	var out struct {
 		Total int64 `bun:"total"`
 		Won   int64 `bun:"won"`
 		Lost  int64 `bun:"lost"`
 	}
+	counters, c := s.leadCounts(), "lc"
+	if user, ok := s.userCounters(f); ok {
+		counters, c = s.Select((*leadUserCount)(nil)).Where("luc.user_id = ?", user), "luc"
+	}
 	matches := bun.SafeQuery("1 = 1")
 	if f != nil && len(f.q.StageIDs)+len(f.q.StatusIDs)+len(f.q.OwnerIDs) > 0 {
 		stage, status, owner := bun.SafeQuery("1 = 1"), bun.SafeQuery("1 = 1"), bun.SafeQuery("1 = 1")
 		if len(f.q.StageIDs) > 0 {
-			stage = bun.SafeQuery("lc.stage_id IN (?)", bun.In(f.q.StageIDs))
+			stage = bun.SafeQuery(c+".stage_id IN (?)", bun.In(f.q.StageIDs))
 		}
 		if len(f.q.StatusIDs) > 0 {
-			status = bun.SafeQuery("lc.status_id IN (?)", bun.In(f.q.StatusIDs))
+			status = bun.SafeQuery(c+".status_id IN (?)", bun.In(f.q.StatusIDs))
 		}
-		if len(f.q.OwnerIDs) > 0 {
+		if len(f.q.OwnerIDs) > 0 { // (lead_counts only: userCounters)
 			owner = bun.SafeQuery("lc.owner_id IN (?)", bun.In(f.q.OwnerIDs))
 		}
 		matches = bun.SafeQuery("? AND ? AND ?", stage, status, owner)
@@ -159,9 +166,9 @@ func (s Scope) fromCounters(ctx context.Context, f *leadFilter) (total, won, los
 	// Summed by stage first: won and lost depend on the stage alone, so the stages are
 	// joined once a stage rather than once a counter (1,200 counters for ten users: on
 	// SQLite this statement was over a quarter of a list request's CPU, docs/PERFORMANCE.md).
-	byStage := s.leadCounts().ColumnExpr("lc.stage_id").
-		ColumnExpr("SUM(CASE WHEN ? THEN lc.n ELSE 0 END) AS total", matches).
-		ColumnExpr("SUM(lc.n) AS n").Group("lc.stage_id")
+	byStage := counters.ColumnExpr(c+".stage_id").
+		ColumnExpr("SUM(CASE WHEN ? THEN "+c+".n ELSE 0 END) AS total", matches).
+		ColumnExpr("SUM(" + c + ".n) AS n").Group(c + ".stage_id")
 	err = s.scanList(ctx, s.idb.NewSelect().TableExpr("(?) AS bs", byStage).
 		ColumnExpr("CAST(COALESCE(SUM(bs.total), 0) AS BIGINT) AS total").
 		ColumnExpr("CAST(COALESCE(SUM(CASE WHEN st.is_won THEN bs.n ELSE 0 END), 0) AS BIGINT) AS won").
@@ -181,6 +188,36 @@ type leadCount struct {
 	OwnerID   int64 `bun:"owner_id,pk"`
 	CreatedBy int64 `bun:"created_by,pk"`
 	N         int64 `bun:"n,notnull"`
+}
+
+// leadUserCount is one counter of lead_user_counts: how many leads of a tenant have this
+// stage and status, all of them for user 0, else those the user owns or created. Triggers
+// on lead_counts keep them (migration 20261129100000).
+type leadUserCount struct {
+	bun.BaseModel `bun:"table:lead_user_counts,alias:luc"`
+	Owned
+
+	UserID   int64 `bun:"user_id,pk"`
+	StageID  int64 `bun:"stage_id,pk"`
+	StatusID int64 `bun:"status_id,pk"`
+	N        int64 `bun:"n,notnull"`
+}
+
+// userCounters is the user of lead_user_counts whose counters answer f for this scope, a
+// dozen rows where lead_counts has a thousand: 0, the tenant's, for the "all" scope; the
+// user's own for "own". ok is false for a team scope and an owner filter, which need the
+// owner and the creator of lead_counts.
+func (s Scope) userCounters(f *leadFilter) (user int64, ok bool) {
+	if f != nil && len(f.q.OwnerIDs) > 0 {
+		return 0, false
+	}
+	switch s.recordScope(auth.FeatureLeads) {
+	case auth.ScopeAll:
+		return 0, true
+	case auth.ScopeOwn:
+		return s.UserID, s.UserID != 0
+	}
+	return 0, false
 }
 
 // leadCounts starts a query on the lead counters this scope may reach, under the same rule

@@ -76,10 +76,11 @@ func (s Scope) leadFilter(ctx context.Context, q LeadQuery) (*leadFilter, *listR
 			Mine int64 `bun:"mine"`
 			All  int64 `bun:"total"`
 		}
-		// The tenant's counters, unscoped: only the ratio leaves this function, as a hint.
-		err = s.scanList(ctx, s.Select((*leadCount)(nil)).
-			ColumnExpr("CAST(COALESCE(SUM(CASE WHEN lc.owner_id = ? OR lc.created_by = ? THEN lc.n ELSE 0 END), 0) AS BIGINT) AS mine", s.UserID, s.UserID).
-			ColumnExpr("CAST(COALESCE(SUM(lc.n), 0) AS BIGINT) AS total"), &c)
+		// The tenant's counters and the user's (lead_user_counts), unscoped: only the ratio
+		// leaves this function, as a hint.
+		err = s.scanList(ctx, s.Select((*leadUserCount)(nil)).Where("luc.user_id IN (0, ?)", s.UserID).
+			ColumnExpr("CAST(COALESCE(SUM(CASE WHEN luc.user_id = ? THEN luc.n ELSE 0 END), 0) AS BIGINT) AS mine", s.UserID).
+			ColumnExpr("CAST(COALESCE(SUM(CASE WHEN luc.user_id = 0 THEN luc.n ELSE 0 END), 0) AS BIGINT) AS total"), &c)
 		if err != nil {
 			return nil, nil, err
 		}

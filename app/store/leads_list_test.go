@@ -624,6 +624,11 @@ func TestLeadCountersFollowChanges(t *testing.T) {
 						if counted := slices.ContainsFunc(plans, func(p string) bool { return strings.Contains(p, "AS upto") }); counted {
 							t.Errorf("%s: stage %s status %s counted the leads, not the counters:\n%s", step, m.Name, ms.Name, strings.Join(plans, "\n"))
 						}
+						// The admin's and an own user's totals come from their dozen counters
+						// of lead_user_counts, not from lead_counts' every owner and creator.
+						if !slices.ContainsFunc(plans, userCounters.MatchString) || slices.ContainsFunc(plans, leadCounters.MatchString) {
+							t.Errorf("%s: stage %s status %s: not from lead_user_counts alone:\n%s", step, m.Name, ms.Name, strings.Join(plans, "\n"))
+						}
 					}
 				}
 			}
@@ -658,11 +663,18 @@ func TestLeadCountersFollowChanges(t *testing.T) {
 	})
 }
 
+// userCounters and leadCounters find a read of lead_user_counts and of lead_counts in a
+// plan (SQLite names the alias, PostgreSQL the table and the alias).
+var (
+	userCounters = regexp.MustCompile(`\bluc\b`)
+	leadCounters = regexp.MustCompile(`\blc\b|\blead_counts\b`)
+)
+
 // fullScan finds a plan line that reads the whole leads table (or a whole index of it):
 // EXPLAIN QUERY PLAN's "SCAN l", PostgreSQL's "Seq Scan on leads"; on SQLite also a scan of
 // the counters or the masters (st), which hold every tenant's rows. (PostgreSQL may well
 // read those small tables whole at this size.)
-var fullScan = regexp.MustCompile(`(?m)^\s*(SCAN (l|leads|lc|lead_counts|st)\b.*|.*Seq Scan on leads\b.*)$`)
+var fullScan = regexp.MustCompile(`(?m)^\s*(SCAN (l|leads|lc|lead_counts|luc|lead_user_counts|st)\b.*|.*Seq Scan on leads\b.*)$`)
 
 // sorting finds a plan line that sorts rows instead of reading them in index order: SQLite's
 // temporary B-tree, PostgreSQL's Sort, or an Incremental Sort presorted on the tenant alone

@@ -111,7 +111,7 @@ func (s Scope) SeedLeads(ctx context.Context, n int, progress func(done int)) er
 	// over time, with autovacuum between them.
 	finish := []string{"INSERT INTO leads_fts (leads_fts) VALUES ('optimize')", "ANALYZE"}
 	if s.Dialect() == Postgres {
-		finish = []string{"VACUUM (ANALYZE) leads", "VACUUM (FULL, ANALYZE) lead_counts, lead_day_counts, lead_month_counts"}
+		finish = []string{"VACUUM (ANALYZE) leads", "VACUUM (FULL, ANALYZE) lead_counts, lead_user_counts, lead_day_counts, lead_month_counts"}
 	}
 	for _, stmt := range finish {
 		if _, err := s.db.bun.ExecContext(ctx, stmt); err != nil {

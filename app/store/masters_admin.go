@@ -155,7 +155,7 @@ func (s Scope) MasterUsage(ctx context.Context, m *Master) (int64, error) {
 // statement. A settings list shows each entry's count; counted one master at a time, it
 // read the tenant's leads once per master, and for the kinds no index serves (business
 // types, titles) all of them each time (23–34 ms a master at 120,000 leads on PostgreSQL).
-// Stages and statuses come from the lead counters (lead_counts), sources from the monthly
+// Stages and statuses come from the tenant's lead counters (user 0 of lead_user_counts), sources from the monthly
 // counters' tenant totals (user 0 of lead_month_counts), which triggers keep exact; the
 // other kinds from the leads grouped once.
 func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (map[int64]int64, error) {
@@ -171,8 +171,8 @@ func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (
 	var q *bun.SelectQuery
 	switch col := kind.leadColumn(); kind {
 	case KindStage, KindStatus:
-		q = s.Select((*leadCount)(nil)).ColumnExpr("lc." + countersColumn[kind] + " AS id").
-			ColumnExpr("CAST(SUM(lc.n) AS BIGINT) AS n").GroupExpr("lc." + countersColumn[kind])
+		q = s.Select((*leadUserCount)(nil)).ColumnExpr("luc." + countersColumn[kind] + " AS id").
+			ColumnExpr("CAST(SUM(luc.n) AS BIGINT) AS n").Where("luc.user_id = 0").GroupExpr("luc." + countersColumn[kind])
 	case KindSource:
 		q = s.Select((*leadMonthCount)(nil)).ColumnExpr("lmc.source_id AS id").
 			ColumnExpr("CAST(SUM(lmc.n) AS BIGINT) AS n").Where("lmc.user_id = 0").GroupExpr("lmc.source_id")
@@ -206,7 +206,7 @@ func (s Scope) MasterUsages(ctx context.Context, kind MasterKind, ms []Master) (
 	return out, nil
 }
 
-// countersColumn is the column of lead_counts that counts a kind.
+// countersColumn is the column of lead_user_counts that counts a kind.
 var countersColumn = map[MasterKind]string{KindStage: "stage_id", KindStatus: "status_id"}
 
 // MasterUses counts every record that uses a master: the leads and the clients (by id,
