@@ -231,7 +231,7 @@ func (r *Runner) tidy(ctx context.Context, im *store.Import, undo bool) {
 		return
 	}
 	started := time.Now()
-	steps, err := r.Tidy(ctx, e)
+	steps, err := r.Tidy(ctx, im.TenantID, e)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.Log.Warn("tidy after import", "table", e.Table, "err", err)
@@ -241,17 +241,22 @@ func (r *Runner) tidy(ctx context.Context, im *store.Import, undo bool) {
 	r.Log.Info("tidied after import", "table", e.Table, "search index steps", steps, "took", time.Since(started).Round(time.Millisecond))
 }
 
-// Tidy is what a large import or undo of e's records leaves to do: on SQLite the search
-// index merged, a short transaction at a time (store.DB.TidySearchIndex); on PostgreSQL the
-// planner's statistics of the table gathered again (store.DB.RefreshStatistics), so the
-// next import's statements probe their records instead of reading the tenant. It returns
-// the search index's merge steps.
-func (r *Runner) Tidy(ctx context.Context, e *store.Entity) (int, error) {
+// Tidy is what a large import or undo of e's records in a tenant leaves to do: on SQLite
+// the search index merged, a short transaction at a time (store.DB.TidySearchIndex); on
+// PostgreSQL the planner's statistics of the table gathered again
+// (store.DB.RefreshStatistics), so the next import's statements probe their records
+// instead of reading the tenant; on both the tenant's counters that count nothing dropped
+// (store.DB.DropEmptyCounters). It returns the search index's merge steps.
+func (r *Runner) Tidy(ctx context.Context, tenantID int64, e *store.Entity) (int, error) {
 	steps, err := r.DB.TidySearchIndex(ctx, e, 0)
 	if err != nil {
 		return steps, err
 	}
-	return steps, r.DB.RefreshStatistics(ctx, e)
+	if err := r.DB.RefreshStatistics(ctx, e); err != nil {
+		return steps, err
+	}
+	_, err = r.DB.DropEmptyCounters(ctx, tenantID)
+	return steps, err
 }
 
 // rest waits r.Pause between batches, or less if ctx ends.

@@ -22,7 +22,7 @@ func checkMonthCounters(t *testing.T, db *DB, step string) {
 			T, U, A, B, C, N int64
 			M                string
 		}
-		if err := db.bun.NewRaw(q).Scan(context.Background(), &rows); err != nil {
+		if err := scanAsEachTenant(context.Background(), db, db.bun.NewRaw(q), &rows); err != nil {
 			t.Fatalf("%s: lead_month_counts: %v", step, err)
 		}
 		out := make([]string, len(rows))

@@ -141,7 +141,7 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		st.Rates, st.CPURates = rates(batches)
 		if rows >= tidyAfter {
 			tidied := time.Now()
-			if st.TidySteps, err = runner.Tidy(ctx, store.LeadEntity); err != nil {
+			if st.TidySteps, err = runner.Tidy(ctx, s.TenantID, store.LeadEntity); err != nil {
 				return nil, fmt.Errorf("%s: tidy: %w", name, err)
 			}
 			st.Tidy = time.Since(tidied)
