@@ -182,7 +182,7 @@ var ErrAlreadyConverted error = &ruleError{text: "lead already converted", msgID
 // converted status, and both journeys record it. A lead converts once.
 func (s Scope) ConvertLead(ctx context.Context, leadID int64) (*ClientView, error) {
 	var clientID int64
-	err := s.Tx(ctx, func(tx Scope) error {
+	err := s.countedTx(ctx, func(tx Scope) error {
 		l, err := tx.leadForUpdate(ctx, leadID)
 		if err != nil {
 			return err
