@@ -303,7 +303,7 @@ func (s Scope) setLeadField(ctx context.Context, ids []int64, field LeadField, v
 		return 0, validate.Errors{"ids": validate.KeyMaxLength}
 	}
 	changed := 0
-	err := s.countedTx(ctx, func(tx Scope) error {
+	err := s.txFor(len(ids))(ctx, func(tx Scope) error {
 		v := value
 		switch field {
 		case FieldStage:
@@ -393,7 +393,7 @@ func (s Scope) deleteEach(ctx context.Context, ids []int64, del func(Scope, cont
 		return nil, validate.Errors{"ids": validate.KeyMaxLength}
 	}
 	var deleted []int64
-	err := s.countedTx(ctx, func(tx Scope) error {
+	err := s.txFor(len(ids))(ctx, func(tx Scope) error {
 		deleted = deleted[:0]
 		for _, id := range ids {
 			err := del(tx, ctx, id)

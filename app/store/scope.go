@@ -142,6 +142,15 @@ func (s Scope) countedTx(ctx context.Context, fn func(tx Scope) error) error {
 	})
 }
 
+// txFor is the transaction for a change of n records one statement each: countedTx for
+// several, Tx for one (its counters are locked by one statement, in key order).
+func (s Scope) txFor(n int) func(context.Context, func(Scope) error) error {
+	if n > 1 {
+		return s.countedTx
+	}
+	return s.Tx
+}
+
 // inTx reports whether the scope is bound to a transaction.
 func (s Scope) inTx() bool {
 	idb := s.idb
