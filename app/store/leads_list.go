@@ -191,8 +191,8 @@ type leadCount struct {
 }
 
 // leadUserCount is one counter of lead_user_counts: how many leads of a tenant have this
-// stage and status, all of them for user 0, else those the user owns or created. Triggers
-// on lead_counts keep them (migration 20261129100000).
+// stage and status, all of them for user 0, else those the user owns or created. Kept with
+// lead_counts, from the same moves (migration 20261129100000).
 type leadUserCount struct {
 	bun.BaseModel `bun:"table:lead_user_counts,alias:luc"`
 	Owned

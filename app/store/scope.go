@@ -120,12 +120,12 @@ func (s Scope) Tx(ctx context.Context, fn func(tx Scope) error) error {
 // change, a bulk delete, a conversion). On PostgreSQL each statement's triggers would lock
 // the counters it moves until the commit, one statement's set after another's, and two such
 // transactions could each hold a counter the other waits for: a deadlock, which eight sales
-// users changing leads at once met within a few runs (many counters are one row a stage and
-// status, or a day, for the whole tenant; TestCountersUnderConcurrentWrites). Its moves are set aside instead (counts_stage) and
-// added to the counters in one statement a table, in key order, just before the commit
-// (counts_flush), as an import batch's are, so every writer takes counters in the same
-// order. Inside another transaction it is that transaction's to decide. SQLite has one
-// writer at a time.
+// users changing leads at once met within a few runs (many counters are one row a stage
+// and status, or a day, for the whole tenant; TestCountersUnderConcurrentWrites). Its moves
+// are set aside instead (counts_stage) and added to the counters in one statement a table,
+// in key order, just before the commit (counts_flush), as an import batch's are, so every
+// writer takes counters in the same order. Inside another transaction it is that
+// transaction's to decide. SQLite has one writer at a time.
 func (s Scope) countedTx(ctx context.Context, fn func(tx Scope) error) error {
 	if s.inTx() || s.Dialect() != Postgres {
 		return s.Tx(ctx, fn)
