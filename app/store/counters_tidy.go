@@ -4,7 +4,8 @@ import "context"
 
 // emptyCounters are the counter tables of leads and clients, in the order DropEmptyCounters
 // empties them: a month before its days (on SQLite a day counter's delete updates its
-// month), lead_user_counts before lead_counts (whose delete triggers move it).
+// month), lead_user_counts before lead_counts (on SQLite lead_counts' delete trigger
+// writes lead_user_counts; a counter at 0 moves nothing).
 var emptyCounters = []any{(*leadMonthCount)(nil), (*leadDayCount)(nil), (*clientDayCount)(nil),
 	(*leadUserCount)(nil), (*leadCount)(nil)}
 
