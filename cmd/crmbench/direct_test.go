@@ -49,3 +49,34 @@ func TestInTurnsStopsAtTheFirstError(t *testing.T) {
 		t.Errorf("%v after %d runs, want boom after 2", err, runs)
 	}
 }
+
+// A budgeted ratio is judged against the budget, unless a health check plus the SQL is
+// already over it; a reported one is never judged, and errors of the app's side always
+// count.
+func TestRatioFigureJudgesWhatAnAppCouldMeet(t *testing.T) {
+	t.Parallel()
+	at := func(p50 time.Duration) stats { return stats{p50: p50, p99: 2 * p50} }
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name                string
+		app, sql, floor     time.Duration
+		budgeted, appErrors bool
+		missed              bool
+		limit               string
+	}{
+		{name: "met", app: 18 * ms / 10, sql: ms, floor: ms / 5, budgeted: true, limit: "≤ 2×"},
+		{name: "missed", app: 21 * ms / 10, sql: ms, floor: ms / 5, budgeted: true, missed: true, limit: "≤ 2×"},
+		{name: "under the floor", app: 5 * ms, sql: ms / 10, floor: ms / 5, budgeted: true, limit: "≤ 2×, under the floor (reported)"},
+		{name: "under the floor, with errors", app: 5 * ms, sql: ms / 10, floor: ms / 5, budgeted: true, appErrors: true, missed: true, limit: "≤ 2×, under the floor (reported)"},
+		{name: "reported", app: 5 * ms, sql: ms, floor: ms / 5},
+	} {
+		app := at(c.app)
+		if c.appErrors {
+			app.errors = 1
+		}
+		r := ratioFigure("PostgreSQL", c.name, app, at(c.sql), c.floor, c.budgeted)
+		if r.missed != c.missed || r.limit != c.limit {
+			t.Errorf("%s: missed %v limit %q, want %v %q (%s)", c.name, r.missed, r.limit, c.missed, c.limit, r.figure)
+		}
+	}
+}
