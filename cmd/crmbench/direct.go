@@ -232,10 +232,10 @@ func (b *bench) httpFloor(ctx context.Context, s session) (map[appClient]time.Du
 		c    appClient
 		lat  []time.Duration
 		name string
-	}{{lean, leanLat, "lean client (one goroutine, answers not inflated)"}, {goClient, goLat, "net/http's client"}} {
+	}{{lean, leanLat, "the lean client (one goroutine, answers not inflated)"}, {goClient, goLat, "net/http's client"}} {
 		st := newStats(side.lat, 0, nil)
 		floor[side.c] = st.p50
-		r := result{engine: b.engine, name: "health check, the floor of the comparison, through the " + side.name,
+		r := result{engine: b.engine, name: "health check, the floor of the comparison, through " + side.name,
 			load: fmt.Sprintf("sequential, %d", b.c.seq), st: &st, note: "in turn with the other client"}
 		fmt.Fprintln(b.out, r.row())
 		b.results = append(b.results, r)
