@@ -214,16 +214,19 @@ func (b *bench) comparisons() []comparison {
 // httpFloor times the health check through each client, in turns, and reports it: the
 // part of any request that is neither its SQL nor its own work.
 func (b *bench) httpFloor(ctx context.Context, s session) (map[appClient]time.Duration, error) {
-	lc, err := newLeanClient(b.base)
+	askLean, closeLean, err := b.asker(ctx, lean, s)
 	if err != nil {
 		return nil, err
 	}
-	defer lc.close()
-	gc := seqClient()
-	defer gc.CloseIdleConnections()
+	defer closeLean()
+	askGo, closeGo, err := b.asker(ctx, goClient, s)
+	if err != nil {
+		return nil, err
+	}
+	defer closeGo()
 	leanLat, goLat, err := inTurns(warmups(b.c.seq), b.c.seq,
-		func(int) error { return lc.get("/healthz", s) },
-		func(int) error { return get(ctx, gc, b.base+"/healthz", s) }, time.Now)
+		func(int) error { return askLean("/healthz") },
+		func(int) error { return askGo("/healthz") }, time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("health check: %w", err)
 	}
