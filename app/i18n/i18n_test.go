@@ -150,3 +150,37 @@ func TestCountsUsePluralForms(t *testing.T) {
 		walk("", raw)
 	}
 }
+
+// TestLocalizersAreMadeOncePerLocale: every request of a locale gets the one translator
+// made at Load, which translates into that locale and is safe to share between requests;
+// a locale that is not an admin locale gets the fallback's.
+func TestLocalizersAreMadeOncePerLocale(t *testing.T) {
+	t.Parallel()
+	b, err := i18n.Load(locales.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range i18n.Locales {
+		l := b.Localizer(loc)
+		if l.Locale != loc || b.Localizer(loc) != l {
+			t.Errorf("Localizer(%q): locale %q, or a new translator on the second call", loc, l.Locale)
+		}
+	}
+	if l := b.Localizer("ja_JP"); l != b.Localizer(i18n.Fallback) {
+		t.Errorf("Localizer(ja_JP) = %q, want the fallback's translator", l.Locale)
+	}
+	want := map[string]string{"fr_FR": "Accueil", "de_DE": "Startseite", "en_US": "Home"}
+	done := make(chan string, 64)
+	for range 8 {
+		for loc := range want {
+			go func() { done <- loc + "=" + b.Localizer(loc).T("nav.home") }()
+		}
+	}
+	for range 8 * len(want) {
+		got := <-done
+		loc, text, _ := strings.Cut(got, "=")
+		if want[loc] != text {
+			t.Errorf("%s translated nav.home as %q, want %q", loc, text, want[loc])
+		}
+	}
+}

@@ -50,7 +50,7 @@ type rlsConnector struct {
 }
 
 func (c rlsConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
+	conn, err := c.Connector.Connect(driverContext(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +131,7 @@ func (c *rlsConn) ExecContext(ctx context.Context, query string, args []driver.N
 }
 
 func (c *rlsConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ctx = driverContext(ctx)
 	if err := c.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -246,11 +247,16 @@ type tenantConn struct {
 	tenantID int64
 }
 
+// QueryContext and QueryRowContext leave the watch of the request's context to the driver
+// (detach.go); a request that has ended already is refused before it waits for a connection.
 func (c tenantConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if len(args) == 0 {
 		args = BoundArgs(ctx)
 	}
-	return c.raw.QueryContext(withTenant(ctx, c.tenantID), query, args...)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.raw.QueryContext(detachFromSQL(withTenant(ctx, c.tenantID)), query, args...)
 }
 
 func (c tenantConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -258,5 +264,9 @@ func (c tenantConn) ExecContext(ctx context.Context, query string, args ...any) 
 }
 
 func (c tenantConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return c.raw.QueryRowContext(withTenant(ctx, c.tenantID), query, args...)
+	ctx = withTenant(ctx, c.tenantID)
+	if ctx.Err() == nil { // else database/sql reports the context's error itself
+		ctx = detachFromSQL(ctx)
+	}
+	return c.raw.QueryRowContext(ctx, query, args...)
 }

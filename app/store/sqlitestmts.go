@@ -44,7 +44,7 @@ func newStmtCachingConnector(dsn string) (driver.Connector, error) {
 }
 
 func (c stmtCachingConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.Connector.Connect(ctx)
+	conn, err := c.Connector.Connect(driverContext(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +99,7 @@ func cacheable(query string) bool {
 
 // QueryContext runs a query, with its kept statement when there is one free.
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ctx = driverContext(ctx)
 	if !cacheable(query) {
 		return c.conn.QueryContext(ctx, query, args)
 	}
