@@ -59,7 +59,7 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 	if cur == nil && r.page > 1 {
 		sel = sel.Offset(int64((r.page - 1) * r.limit))
 	}
-	var hits []listHit
+	hits := make([]listHit, 0, r.limit+1) // the page and one more, without growing
 	err := s.scanList(ctx, sel, &hits)
 	return hits, err
 }
