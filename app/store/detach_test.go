@@ -91,5 +91,10 @@ func TestTenantReadsLeaveTheRequestToTheDriver(t *testing.T) {
 		if err := s.Raw("SELECT 1").Scan(context.Background(), new(int)); err != nil {
 			t.Errorf("a read after the cancelled one: %v", err)
 		}
+		ended, end := context.WithCancel(context.Background())
+		end()
+		if err := s.Raw("SELECT 1").Scan(ended, new(int)); !errors.Is(err, context.Canceled) {
+			t.Errorf("a read of a request that had ended already: %v, want the context's error", err)
+		}
 	})
 }
