@@ -22,9 +22,11 @@ import "context"
 type requestCtxKey struct{}
 
 // detachFromSQL is ctx, for database/sql: it cannot end, and the driver gets ctx back
-// through driverContext. A context that cannot end anyway is returned as it is.
+// through driverContext. A context that cannot end anyway is returned as it is, and so is
+// one that has ended already: database/sql then refuses the statement before it waits
+// for a connection.
 func detachFromSQL(ctx context.Context) context.Context {
-	if ctx.Done() == nil {
+	if ctx.Done() == nil || ctx.Err() != nil {
 		return ctx
 	}
 	return context.WithValue(context.WithoutCancel(ctx), requestCtxKey{}, ctx)

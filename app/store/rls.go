@@ -248,13 +248,10 @@ type tenantConn struct {
 }
 
 // QueryContext and QueryRowContext leave the watch of the request's context to the driver
-// (detach.go); a request that has ended already is refused before it waits for a connection.
+// (detach.go).
 func (c tenantConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if len(args) == 0 {
 		args = BoundArgs(ctx)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
 	return c.raw.QueryContext(detachFromSQL(withTenant(ctx, c.tenantID)), query, args...)
 }
@@ -264,9 +261,5 @@ func (c tenantConn) ExecContext(ctx context.Context, query string, args ...any) 
 }
 
 func (c tenantConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	ctx = withTenant(ctx, c.tenantID)
-	if ctx.Err() == nil { // else database/sql reports the context's error itself
-		ctx = detachFromSQL(ctx)
-	}
-	return c.raw.QueryRowContext(ctx, query, args...)
+	return c.raw.QueryRowContext(detachFromSQL(withTenant(ctx, c.tenantID)), query, args...)
 }
