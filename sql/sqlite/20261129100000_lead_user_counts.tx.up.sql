@@ -21,8 +21,7 @@ CREATE TRIGGER lead_user_counts_insert AFTER INSERT ON lead_counts BEGIN
   WHERE NEW.n <> 0
   ON CONFLICT (tenant_id, user_id, stage_id, status_id) DO UPDATE SET n = n + excluded.n;
 END;
--- A counter's n changes. Its key never does: lead_counts' triggers upsert by key (and on
--- PostgreSQL lead_user_counts follows the leads' moves, not lead_counts' rows).
+-- A counter's n changes (its key never does: lead_counts' triggers upsert by key).
 CREATE TRIGGER lead_user_counts_update AFTER UPDATE ON lead_counts
 WHEN NEW.tenant_id = OLD.tenant_id AND NEW.stage_id = OLD.stage_id AND NEW.status_id = OLD.status_id
   AND NEW.owner_id = OLD.owner_id AND NEW.created_by = OLD.created_by
@@ -32,6 +31,23 @@ BEGIN
   FROM (SELECT 0 AS id UNION ALL SELECT NEW.owner_id WHERE NEW.owner_id <> 0
         UNION ALL SELECT NEW.created_by WHERE NEW.created_by NOT IN (0, NEW.owner_id)) AS u
   WHERE NEW.n <> OLD.n
+  ON CONFLICT (tenant_id, user_id, stage_id, status_id) DO UPDATE SET n = n + excluded.n;
+END;
+CREATE TRIGGER lead_user_counts_rekey AFTER UPDATE ON lead_counts
+WHEN NOT (NEW.tenant_id = OLD.tenant_id AND NEW.stage_id = OLD.stage_id AND NEW.status_id = OLD.status_id
+  AND NEW.owner_id = OLD.owner_id AND NEW.created_by = OLD.created_by)
+BEGIN
+  INSERT INTO lead_user_counts (tenant_id, user_id, stage_id, status_id, n)
+  SELECT OLD.tenant_id, u.id, OLD.stage_id, OLD.status_id, -OLD.n
+  FROM (SELECT 0 AS id UNION ALL SELECT OLD.owner_id WHERE OLD.owner_id <> 0
+        UNION ALL SELECT OLD.created_by WHERE OLD.created_by NOT IN (0, OLD.owner_id)) AS u
+  WHERE OLD.n <> 0
+  ON CONFLICT (tenant_id, user_id, stage_id, status_id) DO UPDATE SET n = n + excluded.n;
+  INSERT INTO lead_user_counts (tenant_id, user_id, stage_id, status_id, n)
+  SELECT NEW.tenant_id, u.id, NEW.stage_id, NEW.status_id, NEW.n
+  FROM (SELECT 0 AS id UNION ALL SELECT NEW.owner_id WHERE NEW.owner_id <> 0
+        UNION ALL SELECT NEW.created_by WHERE NEW.created_by NOT IN (0, NEW.owner_id)) AS u
+  WHERE NEW.n <> 0
   ON CONFLICT (tenant_id, user_id, stage_id, status_id) DO UPDATE SET n = n + excluded.n;
 END;
 CREATE TRIGGER lead_user_counts_delete AFTER DELETE ON lead_counts BEGIN
