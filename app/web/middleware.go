@@ -140,17 +140,21 @@ func SecurityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// AccessLog logs one line per request with slog.
+// AccessLog logs one line per request with slog, once the answer has been sent
+// (AfterSend).
 func (k *Kit) AccessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
-		k.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", ww.Status()), slog.Int("bytes", ww.BytesWritten()),
-			slog.Duration("duration", time.Since(start)),
-			slog.String("request_id", middleware.GetReqID(r.Context())))
+		ctx, method, path, status, bytes := r.Context(), r.Method, r.URL.Path, ww.Status(), ww.BytesWritten()
+		AfterSend(r, func() { // the duration then includes writing the answer
+			k.Log.LogAttrs(ctx, slog.LevelInfo, "request",
+				slog.String("method", method), slog.String("path", path),
+				slog.Int("status", status), slog.Int("bytes", bytes),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("request_id", middleware.GetReqID(ctx)))
+		})
 	})
 }
 
@@ -171,7 +175,7 @@ func (k *Kit) RecoverPanics(next http.Handler) http.Handler {
 }
 
 // Metrics counts requests and their latency by route pattern (not raw path, to keep
-// the label set small).
+// the label set small), once the answer has been sent (AfterSend).
 type Metrics struct {
 	requests   *prometheus.CounterVec
 	latency    *prometheus.HistogramVec
@@ -207,16 +211,21 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		start := time.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
+		// The route now: chi hands its routing context to the next request once the
+		// router returns, which is before AfterSend's work runs.
 		route := "unmatched"
 		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
 			route = rc.RoutePattern()
 		}
-		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(ww.Status())).Inc()
-		m.latency.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
-		if st := store.QueryStatsFrom(r.Context()); st != nil {
-			m.statements.WithLabelValues(route, r.Method).Observe(float64(st.Statements()))
-			m.sqlTime.WithLabelValues(route, r.Method).Observe(st.SQLTime().Seconds())
-		}
+		method, status, st := r.Method, ww.Status(), store.QueryStatsFrom(r.Context())
+		AfterSend(r, func() {
+			m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+			m.latency.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
+			if st != nil {
+				m.statements.WithLabelValues(route, method).Observe(float64(st.Statements()))
+				m.sqlTime.WithLabelValues(route, method).Observe(st.SQLTime().Seconds())
+			}
+		})
 	})
 }
 

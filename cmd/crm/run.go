@@ -436,6 +436,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Metrics: metrics, SecretKey: getenv("CRM_SECRET_KEY"), SMTP: smtpServer, MailWake: sender.Wake})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+	web.SendFirst(srv) // the access log and the metrics after each answer, not before it
 	// Metrics on an address of their own (loopback or an operator network), never public.
 	var metricsSrv *http.Server
 	if *metricsAddr != "" {

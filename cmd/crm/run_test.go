@@ -332,8 +332,15 @@ func TestServeMetricsOnTheirOwnAddress(t *testing.T) {
 	if code, _ := get(t, base+"/readyz"); code != 200 {
 		t.Fatalf("readyz: %d", code)
 	}
-	if code, body := get(t, metrics); code != 200 || !strings.Contains(body, `crm_http_requests_total{method="GET",route="/readyz",status="200"}`) {
-		t.Fatalf("metrics address: %d %.300s", code, body)
+	// A request is counted once its answer has been sent (web.SendFirst): just after it.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		code, body := get(t, metrics)
+		if code == 200 && strings.Contains(body, `crm_http_requests_total{method="GET",route="/readyz",status="200"}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("metrics address: %d %.300s", code, body)
+		}
 	}
 	if code, body := get(t, base+"/metrics"); code != http.StatusNotFound || strings.Contains(body, "crm_http") {
 		t.Fatalf("public /metrics: %d", code)
