@@ -35,15 +35,19 @@ func (p *pending) run() {
 }
 
 // SendFirst sets srv up so that AfterSend's work runs once each answer has been written.
-// It keeps any ConnContext and ConnState srv already has.
-func SendFirst(srv *http.Server) {
-	var conns sync.Map // net.Conn → *pending, from ConnContext to the connection's end
+// It keeps any ConnContext and ConnState srv already has. After srv.Shutdown, drained
+// waits until every connection has ended and run what it set aside (Shutdown may return
+// while a connection it has just closed still writes its last request's log line).
+func SendFirst(srv *http.Server) (drained func(context.Context) error) {
+	var conns sync.Map      // net.Conn → *pending, from ConnContext to the connection's end
+	var open sync.WaitGroup // the connections not yet ended
 	connContext, connState := srv.ConnContext, srv.ConnState
 	srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
 		if connContext != nil {
 			ctx = connContext(ctx, c)
 		}
 		p := &pending{}
+		open.Add(1)
 		conns.Store(c, p)
 		return context.WithValue(ctx, afterSendKey{}, p)
 	}
@@ -56,10 +60,21 @@ func SendFirst(srv *http.Server) {
 		case http.StateClosed, http.StateHijacked:
 			if p, ok := conns.LoadAndDelete(c); ok {
 				p.(*pending).run()
+				open.Done()
 			}
 		}
 		if connState != nil {
 			connState(c, s)
+		}
+	}
+	return func(ctx context.Context) error {
+		done := make(chan struct{})
+		go func() { open.Wait(); close(done) }()
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
 }

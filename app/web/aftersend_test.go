@@ -34,7 +34,7 @@ func (l *heldLog) Write(p []byte) (int, error) {
 
 // observedServer serves /a/{n} and /b through the access log and the metrics, on a real
 // HTTP server set up by SendFirst.
-func observedServer(t *testing.T, logTo io.Writer) (*httptest.Server, *Metrics) {
+func observedServer(t *testing.T, logTo io.Writer) (*httptest.Server, *Metrics, func(context.Context) error) {
 	t.Helper()
 	k := &Kit{Log: slog.New(slog.NewTextHandler(logTo, nil))}
 	m := NewMetrics()
@@ -43,10 +43,10 @@ func observedServer(t *testing.T, logTo io.Writer) (*httptest.Server, *Metrics) 
 	r.Get("/a/{n}", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "answer a") })
 	r.Get("/b", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", http.StatusTeapot) })
 	srv := httptest.NewUnstartedServer(r)
-	SendFirst(srv.Config)
+	drained := SendFirst(srv.Config)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv, m
+	return srv, m, drained
 }
 
 // getBody asks url and reads the whole answer, or fails once ctx ends.
@@ -84,7 +84,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestAnswersAreSentBeforeTheyAreLogged(t *testing.T) {
 	t.Parallel()
 	log := &heldLog{release: make(chan struct{}), done: make(chan struct{}), lines: make(chan string, 1)}
-	srv, _ := observedServer(t, log)
+	srv, _, _ := observedServer(t, log)
 	t.Cleanup(func() { close(log.done) }) // before the server's Close, which waits for its connections
 	client := srv.Client()
 	// Logged before sending, the answer would wait for the held write, and this would
@@ -123,7 +123,7 @@ func TestObservedAfterSendUnderConcurrentRequests(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var logged strings.Builder
-	srv, m := observedServer(t, writerFunc(func(p []byte) (int, error) {
+	srv, m, _ := observedServer(t, writerFunc(func(p []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return logged.Write(p)
@@ -172,6 +172,39 @@ func TestObservedAfterSendUnderConcurrentRequests(t *testing.T) {
 	waitFor(t, "not every request logged", func() bool { return strings.Count(text(), "msg=request") >= total })
 	if n, b := strings.Count(text(), "msg=request"), strings.Count(text(), "path=/b "); n != total || b != wantB {
 		t.Fatalf("%d lines (%d for /b) for %d requests (%d to /b)", n, b, total, wantB)
+	}
+}
+
+// TestShutdownWaitsForTheLastLogLine: a shutdown closes an idle connection at once, even
+// while the connection still writes its last request's line; drained waits for that line.
+func TestShutdownWaitsForTheLastLogLine(t *testing.T) {
+	t.Parallel()
+	log := &heldLog{release: make(chan struct{}), done: make(chan struct{}), lines: make(chan string, 1)}
+	srv, _, drained := observedServer(t, log)
+	t.Cleanup(func() { close(log.done) })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if code, _, err := getBody(ctx, srv.Client(), srv.URL+"/a/7", false); err != nil || code != 200 {
+		t.Fatalf("answer: %d %v", code, err)
+	}
+	if err := srv.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	ended, end := context.WithCancel(context.Background())
+	end()
+	if err := drained(ended); err != context.Canceled {
+		t.Fatalf("drained with the line still held: %v, want to be still waiting", err)
+	}
+	select {
+	case log.release <- struct{}{}:
+	case <-ctx.Done():
+		t.Fatal("the request was never logged")
+	}
+	if line := <-log.lines; !strings.Contains(line, "path=/a/7") {
+		t.Fatalf("line %q", line)
+	}
+	if err := drained(ctx); err != nil {
+		t.Fatalf("drained after the line: %v", err)
 	}
 }
 

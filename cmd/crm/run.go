@@ -436,7 +436,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Metrics: metrics, SecretKey: getenv("CRM_SECRET_KEY"), SMTP: smtpServer, MailWake: sender.Wake})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
-	web.SendFirst(srv) // the access log and the metrics after each answer, not before it
+	drained := web.SendFirst(srv) // the access log and the metrics after each answer, not before it
 	// Metrics on an address of their own (loopback or an operator network), never public.
 	var metricsSrv *http.Server
 	if *metricsAddr != "" {
@@ -482,6 +482,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := drained(shutdownCtx); err != nil { // the last requests' log lines and metrics
 		return err
 	}
 	fmt.Fprintln(stdout, "stopped")

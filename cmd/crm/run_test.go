@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,6 +198,7 @@ func TestUnreachableDatabase(t *testing.T) {
 func TestServeShutsDownGracefully(t *testing.T) {
 	t.Parallel()
 	url := storetest.URL(t, store.SQLite)
+	stderr := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -207,7 +209,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 			}
 			return ""
 		}
-		done <- run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--demo"}, env, pw, io.Discard)
+		done <- run(ctx, []string{"crm", "serve", "--addr", "127.0.0.1:0", "--demo"}, env, pw, stderr)
 		pw.Close()
 	}()
 	sc := bufio.NewScanner(pr)
@@ -239,6 +241,29 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
 	}
+	// The last request's access log line is written by the time serve returns, though it
+	// comes after the answer (web.SendFirst).
+	if !strings.Contains(stderr.String(), "path=/readyz status=200") {
+		t.Fatalf("no log line of the last request: %.500s", stderr.String())
+	}
+}
+
+// lockedBuffer is a buffer the server's goroutines may write to at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestHelpListsFlags: -h and --help print a command's flags on stdout and succeed, without
