@@ -11,7 +11,7 @@ import (
 // answer has left for the client, not before (issue 13). net/http writes an HTTP/1 answer
 // to the connection only after the handler has returned, so whatever the outer middleware
 // did after the handler held the answer back: on PostgreSQL a lead view (0.4 ms) waited
-// 13 µs for its log line and four histograms (docs/PERFORMANCE.md, thirty-first round).
+// 8–20 µs for its log line and four histograms (docs/PERFORMANCE.md, thirty-first round).
 //
 // After writing an answer, net/http reports its connection idle (or closed, or hijacked)
 // through http.Server.ConnState, in the connection's own goroutine and before it reads the
