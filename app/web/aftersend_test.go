@@ -32,6 +32,18 @@ func (l *heldLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// next lets one write through and returns its line, or fails the test once ctx ends.
+func (l *heldLog) next(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	select {
+	case l.release <- struct{}{}:
+		return <-l.lines
+	case <-ctx.Done():
+		t.Fatal("the request was never logged")
+		return ""
+	}
+}
+
 // observedServer serves /a/{n} and /b through the access log and the metrics, on a real
 // HTTP server set up by SendFirst.
 func observedServer(t *testing.T, logTo io.Writer) (*httptest.Server, *Metrics, func(context.Context) error) {
@@ -96,13 +108,7 @@ func TestAnswersAreSentBeforeTheyAreLogged(t *testing.T) {
 		if err != nil || code != 200 || body != "answer a" {
 			t.Fatalf("close %v: answer %d %q %v", closeConn, code, body, err)
 		}
-		var line string
-		select {
-		case log.release <- struct{}{}:
-			line = <-log.lines
-		case <-ctx.Done():
-			t.Fatalf("close %v: the request was never logged", closeConn)
-		}
+		line := log.next(ctx, t)
 		for _, want := range []string{"msg=request", "method=GET", "path=/a/1", "status=200", "bytes=8", "duration="} {
 			if !strings.Contains(line, want) {
 				t.Errorf("close %v: log line %q lacks %q", closeConn, line, want)
@@ -195,12 +201,7 @@ func TestShutdownWaitsForTheLastLogLine(t *testing.T) {
 	if err := drained(ended); err != context.Canceled {
 		t.Fatalf("drained with the line still held: %v, want to be still waiting", err)
 	}
-	select {
-	case log.release <- struct{}{}:
-	case <-ctx.Done():
-		t.Fatal("the request was never logged")
-	}
-	if line := <-log.lines; !strings.Contains(line, "path=/a/7") {
+	if line := log.next(ctx, t); !strings.Contains(line, "path=/a/7") {
 		t.Fatalf("line %q", line)
 	}
 	if err := drained(ctx); err != nil {

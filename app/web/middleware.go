@@ -214,8 +214,10 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		// The route now: chi hands its routing context to the next request once the
 		// router returns, which is before AfterSend's work runs.
 		route := "unmatched"
-		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-			route = rc.RoutePattern()
+		if rc := chi.RouteContext(r.Context()); rc != nil {
+			if pattern := rc.RoutePattern(); pattern != "" { // joined anew at each call
+				route = pattern
+			}
 		}
 		method, status, st := r.Method, ww.Status(), store.QueryStatsFrom(r.Context())
 		AfterSend(r, func() {
