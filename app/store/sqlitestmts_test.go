@@ -3,9 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // openPlainSQLite is a SQLite database as Open makes it, without the schema, with one
@@ -177,5 +182,85 @@ func TestSQLiteKeptQueriesAreBounded(t *testing.T) {
 	}
 	if again, _, _ := cacheOf(t, conn); again != compiled+1 {
 		t.Fatalf("compiled %d → %d, want one more", compiled, again)
+	}
+}
+
+// countTo asks the connection's driver directly (database/sql would start a goroutine of
+// its own for a context that can end) to count from 1 to n in one statement.
+func countTo(ctx context.Context, conn *sql.Conn, n int64) (int64, error) {
+	var got int64
+	err := conn.Raw(func(dc any) error {
+		rows, err := dc.(*cachingConn).QueryContext(ctx,
+			"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) FROM c",
+			[]driver.NamedValue{{Ordinal: 1, Value: n}})
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		dest := make([]driver.Value, 1)
+		if err := rows.Next(dest); err != nil {
+			return err
+		}
+		got = dest[0].(int64)
+		return rows.Close()
+	})
+	return got, err
+}
+
+// goroutinesCreated is how many goroutines the process has started so far.
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// A kept query whose last first step was quick runs without the driver's watch, which
+// starts a goroutine a statement (quickStep); one that was slow last time is watched
+// again, so a request that ends stops it; and a request that has ended already is refused
+// before its quick statement runs. Not parallel: it counts the goroutines the process
+// starts, and the package's parallel tests wait until it is done.
+func TestSQLiteQuickKeptQueriesRunUnwatched(t *testing.T) {
+	_, conn := openPlainSQLite(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if n, err := countTo(ctx, conn, 1); err != nil || n != 1 { // new to the connection: watched
+		t.Fatalf("count to 1: %d, %v", n, err)
+	}
+	const runs = 200
+	before := goroutinesCreated()
+	for range runs {
+		if n, err := countTo(ctx, conn, 1); err != nil || n != 1 {
+			t.Fatalf("count to 1: %d, %v", n, err)
+		}
+	}
+	if started := goroutinesCreated() - before; started >= runs/4 {
+		t.Errorf("%d runs of a quick kept query started %d goroutines, want next to none", runs, started)
+	}
+
+	ended, end := context.WithCancel(context.Background())
+	end()
+	if _, err := countTo(ended, conn, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("a quick query of a request that had ended already: %v, want the context's error", err)
+	}
+
+	// The same text made slow (a few hundred thousand steps), then endless under a request
+	// that ends: the slow run leaves it watched, and the endless one is stopped.
+	if n, err := countTo(ctx, conn, 300_000); err != nil || n != 300_000 {
+		t.Fatalf("count to 300,000: %d, %v", n, err)
+	}
+	short, stop := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := countTo(short, conn, math.MaxInt64)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("an endless query after a slow run, its request ended: %v, want the context's error", err)
+		}
+	case <-time.After(time.Minute): // a bound on a failure, not a wait for success
+		t.Fatal("the query still ran a minute after its request ended")
 	}
 }
