@@ -414,7 +414,14 @@ const (
 
 // replayer runs one request's statements over conn as mode says, reading every row to
 // the end. done closes what it kept.
+//
+// The statements run under a context that cannot end, as a shell runs SQL: under one that
+// can, database/sql starts a goroutine for every statement's rows to watch it, and the
+// SQLite driver another to interrupt it, and each wakes an idle thread. The server's
+// reads start neither (store/detach.go, store/sqlitestmts.go), so the replay must not
+// charge them to the SQL. The bench's end is still seen between requests (inTurns).
 func replayer(ctx context.Context, conn *sql.Conn, mode replayMode) (run func(stmts []statement) error, done func()) {
+	ctx = context.WithoutCancel(ctx)
 	kept := map[string]*sql.Stmt{}
 	seen := map[string]bool{}
 	query := func(s statement) (*sql.Rows, error) {

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -83,5 +87,45 @@ func TestRatioFigureJudgesWhatAnAppCouldMeet(t *testing.T) {
 		if underFloor := c.budgeted && !c.judged; underFloor != strings.Contains(r.row(), "not judged") {
 			t.Errorf("%s: row %q says whether it was judged wrongly", c.name, r.row())
 		}
+	}
+}
+
+// The replay of a request's SQL starts no goroutine a statement, as the server's reads
+// start none: neither database/sql's watch of the rows nor the SQLite driver's interrupt,
+// which a context that can end would start. Not parallel: it counts the goroutines the
+// process starts, and the package's parallel tests wait until it is done.
+func TestReplayStartsNoGoroutineAStatement(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "replay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	run, done := replayer(ctx, conn, keepCompiled)
+	defer done()
+	req := []statement{{text: "SELECT 1"}, {text: "SELECT ? + 1", args: []any{2}}}
+	if err := run(req); err != nil { // compiles both
+		t.Fatal(err)
+	}
+	created := func() uint64 {
+		s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	const runs = 100
+	before := created()
+	for range runs {
+		if err := run(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if started := created() - before; started >= runs/4 {
+		t.Errorf("%d replays of two statements started %d goroutines, want next to none", runs, started)
 	}
 }
