@@ -16,7 +16,8 @@ import "context"
 // rows the statement was returning fail with the context's error. What database/sql no
 // longer does is close rows nobody reads; bun and the store close every rows they open.
 // A wait for a free connection of the pool is not cut short either: the statement fails
-// as soon as it has one.
+// as soon as it has one. On SQLite the driver's own watch is a goroutine as well, so it is
+// kept only for a query that is new or was slow last time (sqlitestmts.go, quickStep).
 
 // requestCtxKey carries the request's context under a context that cannot end.
 type requestCtxKey struct{}
