@@ -117,7 +117,8 @@ func cacheable(query string) bool {
 	return head == "SELECT" || strings.HasPrefix(head, "WITH ")
 }
 
-// QueryContext runs a query, with its kept statement when there is one free.
+// QueryContext runs a query, with its kept statement when there is one free, unwatched
+// when that statement was quick last time (quickStep).
 func (c *cachingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	ctx = driverContext(ctx)
 	if !cacheable(query) {
