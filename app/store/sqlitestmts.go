@@ -36,8 +36,8 @@ const stmtCacheMaxLen = 16 << 10
 // own, which waits for the context to end or the statement's first step to finish and
 // interrupts the statement in the first case (the driver's only way to stop one). Starting
 // it wakes an idle thread of the runtime, on a small VM the other vCPU: a list page's four
-// statements paid 80–90 µs of its 1.2–1.3 ms for them over HTTP, and the server 190 µs of
-// CPU (docs/PERFORMANCE.md, "Thirty-second round"). Such a watch is worth it for a
+// statements paid 85–191 µs of its 1.2–1.8 ms for them over HTTP, and the server 127–264 µs
+// of CPU (docs/PERFORMANCE.md, "Thirty-second round"). Such a watch is worth it for a
 // statement that runs long, not for one that is over in a fraction of a millisecond.
 //
 // So a kept query whose last first step (the driver's query call, where SQLite does a

@@ -196,13 +196,15 @@ func countTo(ctx context.Context, conn *sql.Conn, n int64) (int64, error) {
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
 		dest := make([]driver.Value, 1)
-		if err := rows.Next(dest); err != nil {
-			return err
+		err = rows.Next(dest)
+		if cerr := rows.Close(); err == nil {
+			err = cerr
 		}
-		got = dest[0].(int64)
-		return rows.Close()
+		if err == nil {
+			got = dest[0].(int64)
+		}
+		return err
 	})
 	return got, err
 }
