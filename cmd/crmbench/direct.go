@@ -125,7 +125,7 @@ func (b *bench) direct(ctx context.Context) error {
 		sql       [][]statement
 	}{{keyList, "list page 1 (admin)", listSQL}, {keyView, "lead view, random ids (admin)", viewSQL}} {
 		for _, cmp := range b.comparisons() {
-			app, st, err := b.sideBySide(ctx, seqs[c.key], conn, c.sql, cmp)
+			app, st, server, err := b.sideBySide(ctx, seqs[c.key], conn, c.sql, cmp)
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
@@ -141,7 +141,7 @@ func (b *bench) direct(ctx context.Context) error {
 				st: &st, stmts: strconv.Itoa(len(c.sql[0])), note: note + "; in turn with the app's requests"}
 			fmt.Fprintln(b.out, r.row())
 			b.results = append(b.results, r)
-			fig := ratioFigure(b.engine, name, app, st, floor[cmp.client], cmp.budgeted())
+			fig := ratioFigure(b.engine, name, app, st, floor[cmp.client], server, cmp.budgeted())
 			fmt.Fprintln(b.out, fig.row())
 			b.results = append(b.results, fig)
 		}
@@ -155,13 +155,17 @@ func (b *bench) direct(ctx context.Context) error {
 // SQL's p50, is what an app that spent nothing of its own would show; when that is over
 // the budget no app can meet it, and the row says so instead of a verdict (SQLite's lead
 // view: its SQL runs in the server's own process in 0.03 ms, less than half the floor of
-// any answer over HTTP).
-func ratioFigure(engine, name string, app, sqlSt stats, floor time.Duration, budgeted bool) result {
+// any answer over HTTP). server, when measured, is what the server's threads spent a
+// request (threadWatch.perRequest).
+func ratioFigure(engine, name string, app, sqlSt stats, floor time.Duration, server string, budgeted bool) result {
 	ratio := float64(app.p50) / float64(sqlSt.p50)
 	best := float64(floor+sqlSt.p50) / float64(sqlSt.p50)
+	if server != "" {
+		server = "; " + server
+	}
 	fig := result{engine: engine, name: name + ": app p50 ÷ SQL p50",
-		figure: fmt.Sprintf("%.2f× (app %s, SQL %s; p99 %s vs %s; the floor, a health check plus the SQL: %.2f×)",
-			ratio, msFine(app.p50), msFine(sqlSt.p50), ms(app.p99), ms(sqlSt.p99), best),
+		figure: fmt.Sprintf("%.2f× (app %s, SQL %s; p99 %s vs %s; the floor, a health check plus the SQL: %.2f×%s)",
+			ratio, msFine(app.p50), msFine(sqlSt.p50), ms(app.p99), ms(sqlSt.p99), best, server),
 		missed: app.errors > 0}
 	if budgeted {
 		fig.limit = fmt.Sprintf("≤ %.0f×", ratioBudget)
@@ -224,11 +228,17 @@ func (b *bench) httpFloor(ctx context.Context, s session) (map[appClient]time.Du
 		return nil, err
 	}
 	defer closeGo()
+	threads := watchThreads(b.pid)
 	leanLat, goLat, err := inTurns(warmups(b.c.seq), b.c.seq,
 		func(int) error { return askLean("/healthz") },
 		func(int) error { return askGo("/healthz") }, time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("health check: %w", err)
+	}
+	if cost := threads.perRequest(2 * (warmups(b.c.seq) + b.c.seq)); cost != "" {
+		r := result{engine: b.engine, name: "health check, what the server spent (both clients)", figure: cost}
+		fmt.Fprintln(b.out, r.row())
+		b.results = append(b.results, r)
 	}
 	floor := map[appClient]time.Duration{}
 	for _, side := range []struct {
@@ -252,20 +262,24 @@ func (b *bench) httpFloor(ctx context.Context, s session) (map[appClient]time.Du
 // other way round for every other k. Taken in turns, the two sides see the same moments of
 // a machine whose speed drifts (a VM's neighbours: the same code measured 1.7× and 2.7×
 // for the view a minute apart when the app's requests ran as a block before the SQL's), and
-// neither always finds the rows the other has just read in the database's cache.
-func (b *bench) sideBySide(ctx context.Context, sc seqCase, conn *sql.Conn, reqs [][]statement, cmp comparison) (app, direct stats, err error) {
+// neither always finds the rows the other has just read in the database's cache. server is
+// what the server's threads spent a request meanwhile: its CPU and thread switches, all the
+// app's (the replay runs in this process).
+func (b *bench) sideBySide(ctx context.Context, sc seqCase, conn *sql.Conn, reqs [][]statement, cmp comparison) (app, direct stats, server string, err error) {
 	if len(sc.paths) == 0 || len(reqs) == 0 {
-		return stats{}, stats{}, errors.New("nothing to measure")
+		return stats{}, stats{}, "", errors.New("nothing to measure")
 	}
 	ask, closeClient, err := b.asker(ctx, cmp.client, sc.s)
 	if err != nil {
-		return stats{}, stats{}, err
+		return stats{}, stats{}, "", err
 	}
 	defer closeClient()
 	run, done := replayer(ctx, conn, cmp.mode)
 	defer done()
 	appErrs := 0
-	appLat, sqlLat, err := inTurns(warmups(b.c.seq), b.c.seq,
+	warm := warmups(b.c.seq)
+	threads := watchThreads(b.pid)
+	appLat, sqlLat, err := inTurns(warm, b.c.seq,
 		func(k int) error {
 			if ask(sc.paths[k%len(sc.paths)]) != nil {
 				appErrs++ // counted, as the sequential cases count them
@@ -274,9 +288,9 @@ func (b *bench) sideBySide(ctx context.Context, sc seqCase, conn *sql.Conn, reqs
 		},
 		func(k int) error { return run(reqs[k%len(reqs)]) }, time.Now)
 	if err != nil {
-		return stats{}, stats{}, err
+		return stats{}, stats{}, "", err
 	}
-	return newStats(appLat, appErrs, nil), newStats(sqlLat, 0, nil), nil
+	return newStats(appLat, appErrs, nil), newStats(sqlLat, 0, nil), threads.perRequest(warm + b.c.seq), nil
 }
 
 // asker asks the app for a path through the client c names, and what closes it.

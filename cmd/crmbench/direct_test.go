@@ -80,13 +80,29 @@ func TestRatioFigureJudgesWhatAnAppCouldMeet(t *testing.T) {
 		if c.appErrors {
 			app.errors = 1
 		}
-		r := ratioFigure("PostgreSQL", c.name, app, at(c.sql), c.floor, c.budgeted)
+		r := ratioFigure("PostgreSQL", c.name, app, at(c.sql), c.floor, "", c.budgeted)
 		if r.missed != c.missed || r.limit != c.limit {
 			t.Errorf("%s: missed %v limit %q, want %v %q (%s)", c.name, r.missed, r.limit, c.missed, c.limit, r.figure)
 		}
 		if underFloor := c.budgeted && !c.judged; underFloor != strings.Contains(r.row(), "not judged") {
 			t.Errorf("%s: row %q says whether it was judged wrongly", c.name, r.row())
 		}
+	}
+}
+
+// What the server's threads spent is part of the ratio's row when it was measured.
+func TestRatioFigureShowsTheServersCost(t *testing.T) {
+	t.Parallel()
+	st := stats{p50: time.Millisecond, p99: 2 * time.Millisecond}
+	cost := costPhrase(1500*time.Millisecond, 4025, 3000)
+	if cost != "the server's threads: 500 µs of CPU and 1.3 switches a request" {
+		t.Errorf("cost %q", cost)
+	}
+	if row := ratioFigure("SQLite", "list", st, st, time.Millisecond, cost, true).row(); !strings.Contains(row, "1.00×") || !strings.Contains(row, cost+")") {
+		t.Errorf("row %q lacks the ratio or the server's cost", row)
+	}
+	if row := ratioFigure("SQLite", "list", st, st, time.Millisecond, "", true).row(); strings.Contains(row, "threads") {
+		t.Errorf("row %q shows a cost it did not measure", row)
 	}
 }
 

@@ -37,6 +37,7 @@ type bench struct {
 	c             config
 	engine, base  string
 	metrics       string // the server's /metrics URL, "" for none
+	pid           int    // the server's process, whose threads the comparisons watch
 	dbURL, appURL string // the owner's and the server's database URLs
 	out           io.Writer
 	callers       []caller
@@ -47,7 +48,7 @@ type bench struct {
 
 // newBench signs in to the server and samples the data the loads ask for.
 func newBench(ctx context.Context, c config, engine string, srv *server, specs []tenantSpec, out io.Writer) (*bench, error) {
-	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, out: out}
+	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, pid: srv.cmd.Process.Pid, out: out}
 	base := b.base
 	for ti, sp := range specs {
 		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0), masters: map[string][]string{}}
