@@ -75,7 +75,7 @@ func TestThreadWatchSeesTheProcessWork(t *testing.T) {
 	// Sleeping in the kernel switches the thread out each time.
 	runtime.LockOSThread()
 	for range 5 {
-		_ = syscall.Nanosleep(&syscall.Timespec{Nsec: 1000}, nil)
+		_ = syscall.Nanosleep(&syscall.Timespec{Nsec: 100_000}, nil) // long enough that the thread is switched out, not the timer done first
 	}
 	runtime.UnlockOSThread()
 	// Burn CPU until /proc shows 20 ms more of it (however fast or busy the machine).
