@@ -228,14 +228,15 @@ func (b *bench) httpFloor(ctx context.Context, s session) (map[appClient]time.Du
 		return nil, err
 	}
 	defer closeGo()
+	warm := warmups(b.c.seq)
 	threads := watchThreads(b.pid)
-	leanLat, goLat, err := inTurns(warmups(b.c.seq), b.c.seq,
+	leanLat, goLat, err := inTurns(warm, b.c.seq,
 		func(int) error { return askLean("/healthz") },
 		func(int) error { return askGo("/healthz") }, time.Now)
 	if err != nil {
 		return nil, fmt.Errorf("health check: %w", err)
 	}
-	if cost := threads.perRequest(2 * (warmups(b.c.seq) + b.c.seq)); cost != "" {
+	if cost := threads.perRequest(2 * (warm + b.c.seq)); cost != "" {
 		r := result{engine: b.engine, name: "health check, what the server spent (both clients)", figure: cost}
 		fmt.Fprintln(b.out, r.row())
 		b.results = append(b.results, r)
