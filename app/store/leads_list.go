@@ -286,12 +286,12 @@ func distinctIDs(ids []int64) []int64 {
 // compiled once a connection (plans.go) instead of at each page that is not page 1 asked
 // again.
 func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error) {
-	// Room for every row: bun appends to the slice by reflection, and a LeadView is large,
-	// so growing it from nothing copied 33 KB a page (docs/PERFORMANCE.md, "Thirtieth round").
+	// Room for every row: a LeadView is large, and growing the slice from nothing copied
+	// 33 KB a page (docs/PERFORMANCE.md, "Thirtieth round").
 	rows := make([]LeadView, 0, len(ids))
 	rowIDs := s.boundIDs()
-	sel := rowIDs.in(s.leads(&rows), "l.id", ids) // before rowIDs.ctx, which reads what it adds
-	if err := s.scanList(rowIDs.ctx(ctx), sel); err != nil {
+	sel := rowIDs.in(selectLeadRows(s.leads((*Lead)(nil)), s.Dialect()), "l.id", ids) // before rowIDs.ctx, which reads what it adds
+	if err := s.scanList(rowIDs.ctx(ctx), sel, leadRows{&rows}); err != nil {
 		return nil, err
 	}
 	var masters, users []int64
