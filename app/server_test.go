@@ -130,6 +130,17 @@ func TestPagesAndPlumbing(t *testing.T) {
 			h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") == "" {
 			t.Fatalf("security headers: %v", h)
 		}
+		// A JSON answer is never a document: a policy of nothing, and no page-only headers.
+		for _, r := range []*apptest.Response{e.APIClient(f.Admin.Email).Get("/v1/api/lead/list-customer-lead?page=1"),
+			e.Client().Get("/v1/api/lead/list-customer-lead?page=1")} {
+			h := r.Header
+			if !strings.HasPrefix(h.Get("Content-Type"), "application/json") ||
+				h.Get("Content-Security-Policy") != "default-src 'none'; frame-ancestors 'none'" ||
+				h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" ||
+				h.Get("Referrer-Policy") != "" || h.Get("Permissions-Policy") != "" {
+				t.Fatalf("JSON answer %d, security headers: %v", r.Status, h)
+			}
+		}
 		r = c.Get("/home", "Accept-Encoding", "gzip")
 		if r.Header.Get("Content-Encoding") != "gzip" {
 			t.Fatalf("home not compressed: %v", r.Header)
