@@ -28,10 +28,12 @@ func selectLeadRows(q *bun.SelectQuery, d Dialect) *bun.SelectQuery {
 	if d != SQLite {
 		return q.Column(leadRowColumns...)
 	}
-	n := len(leadRowColumns)
-	q = q.Column(leadRowColumns[:n-2]...)
-	for _, c := range leadRowColumns[n-2:] {
-		q = q.ColumnExpr("CAST(l." + c + " AS TEXT)")
+	for _, c := range leadRowColumns {
+		if c == "created_at" || c == "updated_at" {
+			q = q.ColumnExpr("CAST(l." + c + " AS TEXT)")
+		} else {
+			q = q.Column(c)
+		}
 	}
 	return q
 }
@@ -54,12 +56,12 @@ func (m leadRows) ScanRows(ctx context.Context, rows *sql.Rows) (int, error) {
 		*m.rows = append(*m.rows, LeadView{})
 		v := &(*m.rows)[len(*m.rows)-1]
 		c := &v.Contact
-		if err := rows.Scan(&v.TenantID, &v.ID, nullString{&v.ClientID},
+		if err := rows.Scan(&v.TenantID, &v.ID, nullable[string]{&v.ClientID},
 			&c.CustomerTitle, &c.CustomerName, &c.CompanyName, &c.CompanyEmail, &c.CompanyDialCode,
-			&c.CompanyPhoneNumber, nullInt64{&c.CompanyTypeID}, nullInt64{&c.OwnerID},
+			&c.CompanyPhoneNumber, nullable[int64]{&c.CompanyTypeID}, nullable[int64]{&c.OwnerID},
 			nullAddress{&c.BillingAddress}, nullAddress{&c.ShippingAddress}, &c.Notes,
-			nullInt64{&v.LeadTypeID}, nullInt64{&v.LeadSourceID}, nullInt64{&v.LeadStatusID}, nullInt64{&v.LeadStageID},
-			nullInt64{&v.CreatedBy}, timeColumn{&v.CreatedAt}, timeColumn{&v.UpdatedAt}); err != nil {
+			nullable[int64]{&v.LeadTypeID}, nullable[int64]{&v.LeadSourceID}, nullable[int64]{&v.LeadStatusID}, nullable[int64]{&v.LeadStageID},
+			nullable[int64]{&v.CreatedBy}, timeColumn{&v.CreatedAt}, timeColumn{&v.UpdatedAt}); err != nil {
 			return n, err
 		}
 		if err := c.AfterScanRow(ctx); err != nil {
@@ -70,37 +72,24 @@ func (m leadRows) ScanRows(ctx context.Context, rows *sql.Rows) (int, error) {
 	return n, rows.Err()
 }
 
-// nullInt64 scans a nullable integer column into a pointer field (nil for NULL).
-type nullInt64 struct{ p **int64 }
+// nullable scans a nullable integer or text column into a pointer field (nil for NULL).
+type nullable[T int64 | string] struct{ p **T }
 
-func (d nullInt64) Scan(src any) error {
+func (d nullable[T]) Scan(src any) error {
 	switch v := src.(type) {
 	case nil:
 		*d.p = nil
-	case int64:
+		return nil
+	case T:
 		*d.p = &v
-	default:
-		return fmt.Errorf("integer column: cannot scan %T", src)
+		return nil
+	case []byte: // text as bytes
+		if t, ok := any(string(v)).(T); ok {
+			*d.p = &t
+			return nil
+		}
 	}
-	return nil
-}
-
-// nullString scans a nullable text column into a pointer field (nil for NULL).
-type nullString struct{ p **string }
-
-func (d nullString) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*d.p = nil
-	case string:
-		*d.p = &v
-	case []byte:
-		s := string(v)
-		*d.p = &s
-	default:
-		return fmt.Errorf("text column: cannot scan %T", src)
-	}
-	return nil
+	return fmt.Errorf("column of %T: cannot scan %T", *new(T), src)
 }
 
 // nullAddress scans an address column into a pointer field (nil for NULL).

@@ -62,21 +62,6 @@ func (k *Kit) JSON(w http.ResponseWriter, status int, env Envelope) {
 	_, _ = w.Write(b)
 }
 
-// jsonSecurityHeaders trims SecurityHeaders' set to what a JSON answer needs: it is never
-// shown as a document, so the page policy's script, style and image sources, the
-// referrer policy and the permissions policy have nothing to govern; a policy of nothing
-// at all (and no framing) is stricter than the page's and 290 bytes shorter, in every
-// answer of the API (a lead view's answer went from 1,574 to about 1,280 bytes, a list
-// page's under net/http's 4 KB buffer, one write instead of two: docs/PERFORMANCE.md,
-// "Thirty-fourth round").
-func jsonSecurityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", jsonCSP)
-	h.Del("Referrer-Policy")
-	h.Del("Permissions-Policy")
-}
-
-const jsonCSP = "default-src 'none'; frame-ancestors 'none'"
-
 // encodeJSON writes every /v1/api answer. It is goccy/go-json's Marshal, which compiles an
 // encoder per type once instead of walking each value by reflection as encoding/json does:
 // less than half the CPU on a list of 20 leads (issue 13, docs/PERFORMANCE.md). Its output
