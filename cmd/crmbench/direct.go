@@ -75,27 +75,11 @@ func (b *bench) direct(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rec := &recorder{}
-	db.AddQueryHook(rec)
-
-	// The statements of each request, in the order the sequential case asks them.
-	n := warmups(b.c.seq) + b.c.seq
-	q, _, errs := leads.Query(url.Values{"page": {"1"}, "limit": {"20"}})
-	if err := errs.Err(); err != nil {
+	list, viewSQL, err := recordRequests(ctx, db, scope, cl.ids, warmups(b.c.seq)+b.c.seq)
+	if err != nil {
 		return err
 	}
-	q.Page = 1
-	if _, err := scope.ListLeads(ctx, q); err != nil {
-		return err
-	}
-	listSQL := [][]statement{rec.take()}
-	var viewSQL [][]statement
-	for k := range min(n, len(cl.ids)) {
-		if _, err := scope.LeadView(ctx, cl.ids[k]); err != nil {
-			return fmt.Errorf("lead %d: %w", cl.ids[k], err)
-		}
-		viewSQL = append(viewSQL, rec.take())
-	}
+	listSQL := [][]statement{list}
 	fmt.Fprintf(b.out, "page 1 of the list sends %d statement(s):\n", len(listSQL[0]))
 	for _, s := range listSQL[0] {
 		fmt.Fprintf(b.out, "  %s\n", s)
@@ -105,7 +89,7 @@ func (b *bench) direct(ctx context.Context) error {
 		fmt.Fprintf(b.out, "  %s\n", s)
 	}
 
-	conn, done, how, err := b.replayConn(ctx, cl.spec.id)
+	conn, done, how, err := replayConn(ctx, b.engine, b.dbURL, b.appURL, cl.spec.id)
 	if err != nil {
 		return err
 	}
@@ -146,7 +130,32 @@ func (b *bench) direct(ctx context.Context) error {
 			b.results = append(b.results, fig)
 		}
 	}
-	return nil
+	return b.referenceRuns(ctx, cl, conn, listSQL, viewSQL) // reference.go
+}
+
+// recordRequests sends page 1 of the list, then a view of each of the first n of ids (n in
+// all, as the sequential case asks them), through the store with the caller's scope, as
+// the handlers do, and gives the statements of each request. It adds its recorder to db's
+// hooks, so db is to be used for nothing else.
+func recordRequests(ctx context.Context, db *store.DB, scope store.Scope, ids []int64, n int) (list []statement, views [][]statement, err error) {
+	rec := &recorder{}
+	db.AddQueryHook(rec)
+	q, _, errs := leads.Query(url.Values{"page": {"1"}, "limit": {"20"}})
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
+	}
+	q.Page = 1
+	if _, err := scope.ListLeads(ctx, q); err != nil {
+		return nil, nil, err
+	}
+	list = rec.take()
+	for k := range min(n, len(ids)) {
+		if _, err := scope.LeadView(ctx, ids[k]); err != nil {
+			return nil, nil, fmt.Errorf("lead %d: %w", ids[k], err)
+		}
+		views = append(views, rec.take())
+	}
+	return list, views, nil
 }
 
 // ratioFigure is the row of a comparison's ratio, app p50 ÷ SQL p50. Budgeted, it is
@@ -275,7 +284,7 @@ func (b *bench) sideBySide(ctx context.Context, sc seqCase, conn *sql.Conn, reqs
 		return stats{}, stats{}, "", err
 	}
 	defer closeClient()
-	run, done := replayer(ctx, conn, cmp.mode)
+	run, done := replayer(ctx, conn, cmp.mode, drain)
 	defer done()
 	appErrs := 0
 	warm := warmups(b.c.seq)
@@ -361,18 +370,18 @@ func callerScope(ctx context.Context, db *store.DB, tenantID int64, email string
 
 // replayConn is one plain connection to the bench's database, as the server's statements
 // would find it, what closes it, and a line saying how it was made.
-func (b *bench) replayConn(ctx context.Context, tenantID int64) (*sql.Conn, func(), string, error) {
+func replayConn(ctx context.Context, engine, dbURL, appURL string, tenantID int64) (*sql.Conn, func(), string, error) {
 	var db *sql.DB
 	var how string
-	if b.engine == "sqlite" {
-		path := strings.TrimPrefix(b.dbURL, "sqlite:")
+	if engine == "sqlite" {
+		path := strings.TrimPrefix(dbURL, "sqlite:")
 		var err error
 		if db, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"); err != nil {
 			return nil, nil, "", err
 		}
 		how = "modernc.org/sqlite, one connection, each statement compiled once (as the server keeps them)"
 	} else {
-		u, err := url.Parse(b.appURL)
+		u, err := url.Parse(appURL)
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -393,7 +402,7 @@ func (b *bench) replayConn(ctx context.Context, tenantID int64) (*sql.Conn, func
 		return nil, nil, "", err
 	}
 	done := func() { conn.Close(); db.Close() }
-	if b.engine != "sqlite" {
+	if engine != "sqlite" {
 		if _, err := conn.ExecContext(ctx, "SELECT set_config('app.tenant_id', $1, false)", strconv.FormatInt(tenantID, 10)); err != nil {
 			done()
 			return nil, nil, "", err
@@ -427,15 +436,16 @@ const (
 	planEach
 )
 
-// replayer runs one request's statements over conn as mode says, reading every row to
-// the end. done closes what it kept.
+// replayer runs one request's statements over conn as mode says, each statement's rows
+// handed to read (drain reads them to the end; the reference server keeps their values).
+// done closes what it kept.
 //
 // The statements run under a context that cannot end, as a shell runs SQL: under one that
 // can, database/sql starts a goroutine for every statement's rows to watch it, and the
 // SQLite driver another to interrupt it, and each wakes an idle thread. The server's
 // reads start neither (store/detach.go, store/sqlitestmts.go), so the replay must not
 // charge them to the SQL. The bench's end is still seen between requests (inTurns).
-func replayer(ctx context.Context, conn *sql.Conn, mode replayMode) (run func(stmts []statement) error, done func()) {
+func replayer(ctx context.Context, conn *sql.Conn, mode replayMode, read func(*sql.Rows) error) (run func(stmts []statement) error, done func()) {
 	ctx = context.WithoutCancel(ctx)
 	kept := map[string]*sql.Stmt{}
 	seen := map[string]bool{}
@@ -464,7 +474,7 @@ func replayer(ctx context.Context, conn *sql.Conn, mode replayMode) (run func(st
 		for _, s := range stmts {
 			rows, err := query(s)
 			if err == nil {
-				err = drain(rows)
+				err = read(rows)
 			}
 			if err != nil {
 				return fmt.Errorf("%w\n%s", err, s)

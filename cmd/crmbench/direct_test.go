@@ -123,7 +123,7 @@ func TestReplayStartsNoGoroutineAStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	run, done := replayer(ctx, conn, keepCompiled)
+	run, done := replayer(ctx, conn, keepCompiled, drain)
 	defer done()
 	req := []statement{{text: "SELECT 1"}, {text: "SELECT ? + 1", args: []any{2}}}
 	if err := run(req); err != nil { // compiles both

@@ -54,7 +54,13 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == referenceCmd {
+		err = runReference(ctx, os.Stdin, os.Stdout) // reference.go: a process of its own, as the app is
+	} else {
+		err = run(ctx, os.Args[1:], os.Getenv, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "crmbench:", err)
 		os.Exit(1)
 	}
