@@ -186,8 +186,10 @@ func testImportLeadMatchesCreateLead(t *testing.T, db *DB, s Scope, _, rep *User
 				if err != nil {
 					return err
 				}
-				l := v.Lead
-				want = &l
+				// The row as stored, its search text too (which a LeadView does not read).
+				if want, err = tx.leadForUpdate(ctx, v.ID); err != nil {
+					return err
+				}
 				return errRollback // read what CreateLead made, and take it away again
 			})
 			wantErr := err
@@ -425,12 +427,13 @@ func TestImportLeadUpdateMatchesUpdateLead(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						v, err := tx.UpdateLead(ctx, lead.ID, cloneLeadInput(in))
-						if err != nil {
+						if _, err := tx.UpdateLead(ctx, lead.ID, cloneLeadInput(in)); err != nil {
 							return err
 						}
-						l := v.Lead
-						want = &l
+						// The row as stored, its search text too (which a LeadView does not read).
+						if want, err = tx.leadForUpdate(ctx, lead.ID); err != nil {
+							return err
+						}
 						if wantEntries, err = journeySince(ctx, tx, last); err != nil {
 							return err
 						}

@@ -153,35 +153,22 @@ func (s Scope) ownLeadsOnly() bool { return s.ownOnly(auth.FeatureLeads) }
 // user's own when their role says "own". Every lead query starts here.
 func (s Scope) leads(model any) *bun.SelectQuery { return s.reach(LeadEntity, model) }
 
-// leadViews adds the names of a lead's masters and users to a lead query. They are scalar
-// subqueries rather than joins: with seven joins PostgreSQL spends longer choosing a join
-// order (7–15 ms) than running the query, and every view is a new statement.
-func (s Scope) leadViews(rows any) *bun.SelectQuery {
-	master := func(col, field string) string {
-		return "(SELECT m." + field + " FROM lead_masters AS m WHERE m.tenant_id = l.tenant_id AND m.id = l." + col + ")"
-	}
-	user := func(col string) string {
-		return "(SELECT u.name FROM users AS u WHERE u.tenant_id = l.tenant_id AND u.id = l." + col + ")"
-	}
-	return s.leads(rows).
-		ColumnExpr("l.*").
-		ColumnExpr("st.name AS lead_stage_name, st.is_won AS lead_stage_is_won, st.is_lost AS lead_stage_is_lost").
-		ColumnExpr(master("lead_status_id", "name") + " AS lead_status_name").
-		ColumnExpr(master("lead_source_id", "name") + " AS lead_source_name").
-		ColumnExpr(master("lead_type_id", "name") + " AS lead_type_name").
-		ColumnExpr(master("company_type_id", "name") + " AS company_type_name").
-		ColumnExpr(user("created_by") + " AS created_user_name").
-		ColumnExpr(user("owner_id") + " AS owner_name").
-		ColumnExpr("EXISTS (SELECT 1 FROM lead_logos ll WHERE ll.tenant_id = l.tenant_id AND ll.lead_id = l.id) AS has_logo").
-		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id")
-}
-
-// LeadView loads one lead the scope may reach, with its names.
+// LeadView loads one lead the scope may reach, with its names: its columns and the names
+// in one statement (leadViewNames), read by position (leadRows).
 func (s Scope) LeadView(ctx context.Context, id int64) (*LeadView, error) {
-	v := &LeadView{}
+	rows := make([]LeadView, 0, 1)
 	// The id travels apart from the text, which is then the same for every lead (plans.go).
-	err := s.leadViews(v).Where("l.id = " + s.param(1)).Scan(withBound(ctx, id))
-	return v, notFound(err)
+	q := selectLeadRows(s.leads((*Lead)(nil)), s.Dialect()).
+		ColumnExpr(leadViewNames).
+		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id").
+		Where("l.id = " + s.param(1))
+	if err := q.Scan(withBound(ctx, id), leadRows{rows: &rows, names: true}); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
 }
 
 // ErrIdempotencyMismatch: the key was used before for a different request.

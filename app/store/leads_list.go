@@ -291,7 +291,7 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 	rows := make([]LeadView, 0, len(ids))
 	rowIDs := s.boundIDs()
 	sel := rowIDs.in(selectLeadRows(s.leads((*Lead)(nil)), s.Dialect()), "l.id", ids) // before rowIDs.ctx, which reads what it adds
-	if err := s.scanList(rowIDs.ctx(ctx), sel, leadRows{&rows}); err != nil {
+	if err := s.scanList(rowIDs.ctx(ctx), sel, leadRows{rows: &rows}); err != nil {
 		return nil, err
 	}
 	var masters, users []int64

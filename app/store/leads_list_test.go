@@ -272,6 +272,18 @@ func TestListLeadsFilters(t *testing.T) {
 		if logos != 1 {
 			t.Errorf("%d leads with a logo, want 1", logos)
 		}
+		// LeadView, read by position, reads what bun's reflection reads (no stage, no type,
+		// no owner, addresses, a logo), but the search text, which nothing shows.
+		for _, l := range f.leads {
+			want, err := f.admin.LeadViewByReflection(context.Background(), l.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.SearchText = ""
+			if !reflect.DeepEqual(l, *want) {
+				t.Errorf("LeadView differs from bun's reading:\n%+v\n%+v", l, *want)
+			}
+		}
 		for _, c := range cases {
 			want := f.where(c.keep)
 			slices.SortFunc(want, func(a, b store.LeadView) int { return cmp.Compare(b.ID, a.ID) })
