@@ -125,8 +125,6 @@ func (s Scope) SearchAsked(ctx context.Context, clients bool, term string) (stri
 // for a test that the two read the same.
 func (s Scope) LeadViewByReflection(ctx context.Context, id int64) (*LeadView, error) {
 	v := &LeadView{}
-	err := s.leads(v).ColumnExpr("l.*").ColumnExpr(leadViewNames).
-		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id").
-		Where("l.id = ?", id).Scan(ctx)
+	err := withLeadViewNames(s.leads(v).ColumnExpr("l.*")).Where("l.id = ?", id).Scan(ctx)
 	return v, notFound(err)
 }

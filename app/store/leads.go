@@ -158,10 +158,7 @@ func (s Scope) leads(model any) *bun.SelectQuery { return s.reach(LeadEntity, mo
 func (s Scope) LeadView(ctx context.Context, id int64) (*LeadView, error) {
 	rows := make([]LeadView, 0, 1)
 	// The id travels apart from the text, which is then the same for every lead (plans.go).
-	q := selectLeadRows(s.leads((*Lead)(nil)), s.Dialect()).
-		ColumnExpr(leadViewNames).
-		Join("LEFT JOIN lead_masters AS st ON st.tenant_id = l.tenant_id AND st.id = l.lead_stage_id").
-		Where("l.id = " + s.param(1))
+	q := withLeadViewNames(selectLeadRows(s.leads((*Lead)(nil)), s.Dialect())).Where("l.id = " + s.param(1))
 	if err := q.Scan(withBound(ctx, id), leadRows{rows: &rows, names: true}); err != nil {
 		return nil, err
 	}

@@ -510,22 +510,18 @@ func startServer(ctx context.Context, crm string, env []string, out io.Writer) (
 		return nil, err
 	}
 	cmd.Stderr = logFile // the access log, kept for a look afterwards
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		line := sc.Text()
+	s, err := launch(cmd, stdout, func(s *server, line string) {
 		if m, ok := strings.CutPrefix(line, "Metrics at "); ok {
 			s.metrics = strings.Fields(m)[0]
 		}
-		if strings.HasPrefix(line, "CRM is running at ") {
-			s.base = strings.Fields(strings.TrimPrefix(line, "CRM is running at "))[0]
-			break
+		if m, ok := strings.CutPrefix(line, "CRM is running at "); ok {
+			s.base = strings.Fields(m)[0]
 		}
+	})
+	logFile.Close() // the server has its own copy
+	if err != nil {
+		return nil, err
 	}
-	go func() { _, _ = io.Copy(io.Discard, stdout); s.done <- cmd.Wait(); logFile.Close() }()
 	if s.base == "" || !strings.HasPrefix(s.base, "http://127.0.0.1:") {
 		s.stop()
 		return nil, fmt.Errorf("the server did not start on 127.0.0.1 (log: %s)", logFile.Name())
@@ -542,6 +538,22 @@ func startServer(ctx context.Context, crm string, env []string, out io.Writer) (
 	}
 	s.stop()
 	return nil, errors.New("the server did not become ready")
+}
+
+// launch starts cmd and reads its output (stdout, cmd's StdoutPipe) line by line through
+// see until see has set the server's base, or the output ends; the rest is read and
+// dropped, so the process never blocks on a full pipe.
+func launch(cmd *exec.Cmd, stdout io.Reader, see func(s *server, line string)) (*server, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, done: make(chan error, 1)}
+	sc := bufio.NewScanner(stdout)
+	for s.base == "" && sc.Scan() {
+		see(s, sc.Text())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout); s.done <- cmd.Wait() }()
+	return s, nil
 }
 
 // stop ends the server started here (by its process, with SIGTERM, then SIGKILL); once.

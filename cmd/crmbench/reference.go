@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -187,18 +186,14 @@ func (b *bench) startReference(ctx context.Context, cl caller, ids []int64) (*se
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	s, err := launch(cmd, stdout, func(s *server, line string) {
+		if u, ok := strings.CutPrefix(line, "reference at "); ok {
+			s.base = u
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "reference at "); ok {
-			s.base = u
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout); s.done <- cmd.Wait() }()
 	if s.base == "" {
 		s.stop()
 		return nil, errors.New("the reference server did not start")
