@@ -27,12 +27,14 @@ const MaxImportBatch = 5000
 // for each record (SET LOCAL: until the batch's commit), when it does not expect the
 // tenant to be tiny (see updateByID).
 //
-// And the counters' triggers set the batch's moves aside (counts_stage), to be added to
-// the counters once, in key order, just before the commit (counts_flush, which importTx
-// calls after the batch's own statements): a batch of an update runs a dozen statements,
-// each of which would upsert the same counters again, and two batches in flight must not
-// each hold counters the other waits for (migration 20261127100000_staged_counts).
-var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off", "SELECT counts_stage()"}
+// And on both engines the counters' triggers set the batch's moves aside, to be added to
+// the counters once, in key order, just before the commit (stageCounts and flushCounts,
+// which importTx calls around the batch's own statements): a batch of an update runs a
+// dozen statements, each of which would upsert the same counters again, two batches in
+// flight on PostgreSQL must not each hold counters the other waits for (migration
+// 20261127100000_staged_counts), and on SQLite each lead's ten upserts of its counters were
+// a third of an insert (migration 20261130100000_staged_counts).
+var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"}
 
 // importTx runs one batch of an import or of its undo in a transaction. On SQLite the
 // transaction has a connection of its own, set for a bulk write while it runs:
@@ -92,11 +94,13 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 					return err
 				}
 			}
+			if err := tx.stageCounts(ctx); err != nil {
+				return err
+			}
 			if err := fn(tx); err != nil {
 				return err
 			}
-			_, err := tx.idb.ExecContext(ctx, "SELECT counts_flush()")
-			return err
+			return tx.flushCounts(ctx)
 		})
 	}
 	conn, err := s.db.bun.Conn(ctx)
@@ -134,7 +138,13 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		if _, err := tx.ExecContext(ctx, automerge, 0); err != nil {
 			return err
 		}
+		if err := inner.stageCounts(ctx); err != nil {
+			return err
+		}
 		if err := fn(inner); err != nil {
+			return err
+		}
+		if err := inner.flushCounts(ctx); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, automerge, ftsAutomerge)

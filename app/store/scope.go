@@ -117,28 +117,28 @@ func (s Scope) Tx(ctx context.Context, fn func(tx Scope) error) error {
 }
 
 // countedTx is Tx for a change that writes leads or clients in several statements (a bulk
-// change, a bulk delete, a conversion). On PostgreSQL each statement's triggers would lock
-// the counters it moves until the commit, one statement's set after another's, and two such
-// transactions could each hold a counter the other waits for: a deadlock, which eight sales
-// users changing leads at once met within a few runs (many counters are one row a stage
-// and status, or a day, for the whole tenant; TestCountersUnderConcurrentWrites). Its moves
-// are set aside instead (counts_stage) and added to the counters in one statement a table,
-// in key order, just before the commit (counts_flush), as an import batch's are, so every
-// writer takes counters in the same order. Inside another transaction it is that
-// transaction's to decide. SQLite has one writer at a time.
+// change, a bulk delete, a conversion). Its counters' moves are set aside and added to the
+// counters once, just before the commit (stageCounts, flushCounts), as an import batch's
+// are. On PostgreSQL each statement's triggers would otherwise lock the counters it moves
+// until the commit, one statement's set after another's, and two such transactions could
+// each hold a counter the other waits for: a deadlock, which eight sales users changing
+// leads at once met within a few runs (many counters are one row a stage and status, or a
+// day, for the whole tenant; TestCountersUnderConcurrentWrites); the flush takes them in key
+// order, as every writer then does. On SQLite, which has one writer at a time, it spares
+// each lead's own upserts of the same counters. Inside another transaction it is that
+// transaction's to decide.
 func (s Scope) countedTx(ctx context.Context, fn func(tx Scope) error) error {
-	if s.inTx() || s.Dialect() != Postgres {
+	if s.inTx() {
 		return s.Tx(ctx, fn)
 	}
 	return s.Tx(ctx, func(tx Scope) error {
-		if _, err := tx.idb.ExecContext(ctx, "SELECT counts_stage()"); err != nil {
+		if err := tx.stageCounts(ctx); err != nil {
 			return err
 		}
 		if err := fn(tx); err != nil {
 			return err
 		}
-		_, err := tx.idb.ExecContext(ctx, "SELECT counts_flush()")
-		return err
+		return tx.flushCounts(ctx)
 	})
 }
 

@@ -1,0 +1,61 @@
+package store
+
+import "context"
+
+// What a transaction runs to set its counters' moves aside (stageCounts) and to add them to
+// the counters at its end (flushCounts): on PostgreSQL the functions of migration
+// 20261127100000_staged_counts, on SQLite the statements below over the tables and
+// triggers of migration 20261130100000_staged_counts. Between the two, the counters'
+// triggers write a row of the counted columns a lead written or removed instead of upserting
+// the counters themselves; the flush adds those rows up and upserts each counter table once,
+// in key order. A transaction that stages must flush before it commits.
+var (
+	stageCountsSQL = map[Dialect][]string{
+		Postgres: {"SELECT counts_stage()"},
+		SQLite:   {"INSERT INTO counts_staged (flushing) VALUES (0)"},
+	}
+	flushCountsSQL = map[Dialect][]string{
+		Postgres: {"SELECT counts_flush()"},
+		SQLite: {
+			// The day counters' month triggers stand aside: the months come from the moves
+			// below, a few dozen a batch, rather than one update for each of its thousands
+			// of day counters.
+			"UPDATE counts_staged SET flushing = 1",
+			// lead_counts' own triggers then move lead_user_counts, a few hundred keys.
+			`INSERT INTO lead_counts (tenant_id, stage_id, status_id, owner_id, created_by, n)
+SELECT tenant_id, stage_id, status_id, COALESCE(owner_id, 0), COALESCE(created_by, 0), sum(n) FROM staged_lead_moves
+GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4, 5
+ON CONFLICT (tenant_id, stage_id, status_id, owner_id, created_by) DO UPDATE SET n = n + excluded.n`,
+			`INSERT INTO lead_day_counts (tenant_id, user_id, day, stage_id, status_id, source_id, n)
+SELECT tenant_id, user_id, day, stage_id, status_id, source_id, sum(n) FROM staged_lead_user_moves
+GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
+ON CONFLICT (tenant_id, user_id, day, stage_id, status_id, source_id) DO UPDATE SET n = n + excluded.n`,
+			`INSERT INTO lead_month_counts (tenant_id, user_id, month, stage_id, status_id, source_id, n)
+SELECT tenant_id, user_id, substr(day, 1, 7) || '-01', stage_id, status_id, source_id, sum(n) FROM staged_lead_user_moves
+GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
+ON CONFLICT (tenant_id, user_id, month, stage_id, status_id, source_id) DO UPDATE SET n = n + excluded.n`,
+			"DELETE FROM staged_lead_moves",
+			"DELETE FROM counts_staged",
+		},
+	}
+)
+
+// stageCounts sets the counters' moves of the rest of the transaction s is bound to aside.
+func (s Scope) stageCounts(ctx context.Context) error {
+	return s.execEach(ctx, stageCountsSQL[s.Dialect()])
+}
+
+// flushCounts adds the moves set aside since stageCounts to the counters; what the
+// transaction writes after it goes straight to the counters again.
+func (s Scope) flushCounts(ctx context.Context) error {
+	return s.execEach(ctx, flushCountsSQL[s.Dialect()])
+}
+
+func (s Scope) execEach(ctx context.Context, stmts []string) error {
+	for _, q := range stmts {
+		if _, err := s.idb.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
