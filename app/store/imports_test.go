@@ -643,7 +643,7 @@ func checkCounters(t *testing.T, db *DB, step string) {
 	if db.Dialect == SQLite { // nothing left staged once a transaction has committed (counts_staged.go)
 		for _, table := range []string{"counts_staged", "staged_lead_moves"} {
 			var n int
-			if err := db.bun.NewRaw("SELECT count(*) FROM " + table).Scan(ctx, &n); err != nil || n != 0 {
+			if err := db.bun.NewRaw("SELECT count(*) FROM "+table).Scan(ctx, &n); err != nil || n != 0 {
 				t.Errorf("%s: %s has %d rows (%v)", step, table, n, err)
 			}
 		}
