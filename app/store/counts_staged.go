@@ -18,8 +18,8 @@ var (
 		Postgres: {"SELECT counts_flush()"},
 		SQLite: {
 			// The day counters' month triggers stand aside: the months come from the moves
-			// below, a few dozen a batch, rather than one update for each of its thousands
-			// of day counters.
+			// below, in one statement in key order, rather than from a trigger run for each
+			// day counter the flush writes.
 			"UPDATE counts_staged SET flushing = 1",
 			// lead_counts' own triggers then move lead_user_counts, a few hundred keys.
 			`INSERT INTO lead_counts (tenant_id, stage_id, status_id, owner_id, created_by, n)
