@@ -34,7 +34,12 @@ ON CONFLICT (tenant_id, user_id, day, stage_id, status_id, source_id) DO UPDATE 
 SELECT tenant_id, user_id, substr(day, 1, 7) || '-01', stage_id, status_id, source_id, sum(n) FROM staged_lead_user_moves
 GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
 ON CONFLICT (tenant_id, user_id, month, stage_id, status_id, source_id) DO UPDATE SET n = n + excluded.n`,
+			`INSERT INTO client_day_counts (tenant_id, user_id, day, n)
+SELECT tenant_id, user_id, day, sum(n) FROM staged_client_user_moves
+GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3
+ON CONFLICT (tenant_id, user_id, day) DO UPDATE SET n = n + excluded.n`,
 			"DELETE FROM staged_lead_moves",
+			"DELETE FROM staged_client_moves",
 			"DELETE FROM counts_staged",
 		},
 	}

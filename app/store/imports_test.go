@@ -641,7 +641,7 @@ func checkCounters(t *testing.T, db *DB, step string) {
 	}
 	checkMonthCounters(t, db, step)
 	if db.Dialect == SQLite { // nothing left staged once a transaction has committed (counts_staged.go)
-		for _, table := range []string{"counts_staged", "staged_lead_moves"} {
+		for _, table := range []string{"counts_staged", "staged_lead_moves", "staged_client_moves"} {
 			var n int
 			if err := db.bun.NewRaw("SELECT count(*) FROM "+table).Scan(ctx, &n); err != nil || n != 0 {
 				t.Errorf("%s: %s has %d rows (%v)", step, table, n, err)
