@@ -6,8 +6,8 @@ import "context"
 // the counters at its end (flushCounts): on PostgreSQL the functions of migration
 // 20261127100000_staged_counts, on SQLite the statements below over the tables and
 // triggers of migration 20261130100000_staged_counts. Between the two, the counters'
-// triggers write a row of the counted columns a lead written or removed instead of upserting
-// the counters themselves; the flush adds those rows up and upserts each counter table once,
+// triggers write a row of the counted columns for each lead or client written or removed
+// instead of upserting the counters themselves; the flush adds those rows up and upserts each counter table once,
 // in key order. A transaction that stages must flush before it commits.
 var (
 	stageCountsSQL = map[Dialect][]string{
