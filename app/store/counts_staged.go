@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+)
 
 // What a transaction runs to set its counters' moves aside (stageCounts) and to add them to
 // the counters at its end (flushCounts): on PostgreSQL the functions of migration
@@ -47,18 +50,22 @@ ON CONFLICT (tenant_id, user_id, day) DO UPDATE SET n = n + excluded.n`,
 
 // stageCounts sets the counters' moves of the rest of the transaction s is bound to aside.
 func (s Scope) stageCounts(ctx context.Context) error {
-	return s.execEach(ctx, stageCountsSQL[s.Dialect()])
+	return execAll(ctx, s.idb, stageCountsSQL[s.Dialect()]...)
 }
 
 // flushCounts adds the moves set aside since stageCounts to the counters; what the
 // transaction writes after it goes straight to the counters again.
 func (s Scope) flushCounts(ctx context.Context) error {
-	return s.execEach(ctx, flushCountsSQL[s.Dialect()])
+	return execAll(ctx, s.idb, flushCountsSQL[s.Dialect()]...)
 }
 
-func (s Scope) execEach(ctx context.Context, stmts []string) error {
+// execAll runs statements without arguments in order on db (a transaction, a connection),
+// stopping at the first that fails.
+func execAll(ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, stmts ...string) error {
 	for _, q := range stmts {
-		if _, err := s.idb.ExecContext(ctx, q); err != nil {
+		if _, err := db.ExecContext(ctx, q); err != nil {
 			return err
 		}
 	}

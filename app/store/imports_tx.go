@@ -89,10 +89,8 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 	}
 	if s.Dialect() == Postgres {
 		return s.Tx(ctx, func(tx Scope) error {
-			for _, set := range pgImportSettings {
-				if _, err := tx.idb.ExecContext(ctx, set); err != nil {
-					return err
-				}
+			if err := execAll(ctx, tx.idb, pgImportSettings...); err != nil {
+				return err
 			}
 			if err := tx.stageCounts(ctx); err != nil {
 				return err
@@ -115,20 +113,12 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 	if err := conn.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&checkpoint); err != nil {
 		return err
 	}
-	exec := func(ctx context.Context, c bun.Conn, stmts ...string) error {
-		for _, q := range stmts {
-			if _, err := c.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := exec(ctx, conn, "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 50000",
+	if err := execAll(ctx, conn, "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 50000",
 		"PRAGMA cache_size = -65536", "PRAGMA temp_store = FILE"); err != nil {
 		return err
 	}
 	restore := func() error {
-		return exec(context.WithoutCancel(ctx), conn, "PRAGMA synchronous = "+strconv.Itoa(sync),
+		return execAll(context.WithoutCancel(ctx), conn, "PRAGMA synchronous = "+strconv.Itoa(sync),
 			"PRAGMA wal_autocheckpoint = "+strconv.Itoa(checkpoint))
 	}
 	automerge := fmt.Sprintf("INSERT INTO %s (%[1]s, rank) VALUES ('automerge', ?)", e.searchIndex())

@@ -78,10 +78,8 @@ func (s Scope) SeedLeads(ctx context.Context, n int, progress func(done int)) er
 			if tx.Dialect() == Postgres {
 				settings = []string{"SET LOCAL work_mem = '64MB'"}
 			}
-			for _, set := range settings {
-				if _, err := tx.idb.ExecContext(ctx, set); err != nil {
-					return err
-				}
+			if err := execAll(ctx, tx.idb, settings...); err != nil {
+				return err
 			}
 			for b := 0; b < seedTxBatches && done < n; b++ {
 				batch = batch[:0]
