@@ -25,17 +25,29 @@ var leadRowColumns = []string{
 // driver first tries Go's time.String layout, which fails on every value the store
 // writes, before the layout that fits: 830 ns a value instead of 320.
 func selectLeadRows(q *bun.SelectQuery, d Dialect) *bun.SelectQuery {
-	if d != SQLite {
-		return q.Column(leadRowColumns...)
+	if d == SQLite {
+		return q.ColumnExpr(leadRowSelectSQLite)
 	}
-	for _, c := range leadRowColumns {
+	return q.ColumnExpr(leadRowSelect)
+}
+
+// leadRowSelect and leadRowSelectSQLite are leadRowColumns as one expression, written once:
+// as columns one by one, bun grew its list and quoted each name at every page and view, a
+// twentieth of a view's CPU in the app (docs/PERFORMANCE.md, "Thirty-seventh round"). The
+// text is what bun wrote.
+var leadRowSelect, leadRowSelectSQLite = leadRowExprs()
+
+func leadRowExprs() (string, string) {
+	all := make([]string, len(leadRowColumns))
+	lite := make([]string, len(leadRowColumns))
+	for i, c := range leadRowColumns {
+		all[i] = `"l"."` + c + `"`
+		lite[i] = all[i]
 		if c == "created_at" || c == "updated_at" {
-			q = q.ColumnExpr("CAST(l." + c + " AS TEXT)")
-		} else {
-			q = q.Column(c)
+			lite[i] = "CAST(l." + c + " AS TEXT)"
 		}
 	}
-	return q
+	return strings.Join(all, ", "), strings.Join(lite, ", ")
 }
 
 // leadViewNames are the names a lead view reads after leadRowColumns, in the order

@@ -29,6 +29,11 @@ func TestChangesCallers(t *testing.T) {
 		"/* it's */ UPDATE \"roles\" SET name = 'x'":                                                      true,
 		"SELECT 1 -- UPDATE users\n": false,
 		`INSERT INTO "leads" ("notes") VALUES ('it''s')  ;  UPDATE teams SET name = 'x'`: true,
+		// a read is skipped whole, unless it is not alone
+		"\n  select \"u\".\"id\" from users where name = 'update users'": false,
+		`SELECT 1; UPDATE "users" SET name = 'x'`:                        true,
+		`SELECT 'a;b'; DELETE FROM "roles"`:                              true,
+		`SELECTED FROM x; UPDATE roles SET name = 'x'`:                   true,
 	} {
 		if got := changesCallers(q); got != want {
 			t.Errorf("changesCallers(%q) = %v, want %v", q, got, want)
