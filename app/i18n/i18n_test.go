@@ -184,3 +184,30 @@ func TestLocalizersAreMadeOncePerLocale(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainMessagesAreTranslatedOnce: a message asked without arguments is translated once
+// and kept by its locale's translator; asked again it is the same text, a message with
+// arguments still gets them, and an id the catalogue lacks still comes back as itself.
+func TestPlainMessagesAreTranslatedOnce(t *testing.T) {
+	t.Parallel()
+	b, err := i18n.Load(locales.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, en := b.Localizer("fr_FR"), b.Localizer("en_US")
+	for range 2 {
+		if got := fr.T("nav.home"); got != "Accueil" {
+			t.Errorf("fr_FR nav.home = %q", got)
+		}
+		if got := en.T("nav.home"); got != "Home" {
+			t.Errorf("en_US nav.home = %q", got)
+		}
+		if got := en.T("no.such.message"); got != "no.such.message" {
+			t.Errorf("a missing id = %q, want the id", got)
+		}
+	}
+	plain := en.T("home.welcome")
+	if got := en.T("home.welcome", "Name", "Ana"); got != "Welcome, Ana" || got == plain {
+		t.Errorf("home.welcome with a name = %q (plain: %q)", got, plain)
+	}
+}
