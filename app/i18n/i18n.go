@@ -100,8 +100,9 @@ type Localizer struct {
 	l      *goi18n.Localizer
 	// plain holds the messages asked without arguments, translated once: their text is
 	// the same at every request, and go-i18n looks the message up and runs its template
-	// each time (every JSON answer's message: 3 µs, docs/PERFORMANCE.md "Thirty-seventh
-	// round"). Only ids the catalogue has are kept, so it holds at most the catalogue.
+	// each time (every JSON answer's message: 300 ns in a loop, 1 % of a lead view's CPU in
+	// the server; docs/PERFORMANCE.md "Thirty-seventh round"). Only ids the catalogue has
+	// are kept, so it holds at most the catalogue.
 	plain sync.Map // id → string
 }
 

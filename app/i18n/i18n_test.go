@@ -211,3 +211,17 @@ func TestPlainMessagesAreTranslatedOnce(t *testing.T) {
 		t.Errorf("home.welcome with a name = %q (plain: %q)", got, plain)
 	}
 }
+
+// BenchmarkPlainMessage is the message every JSON answer carries ("ok").
+func BenchmarkPlainMessage(b *testing.B) {
+	bundle, err := i18n.Load(locales.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := bundle.Localizer("fr_FR")
+	for b.Loop() {
+		if l.T("ok") == "" {
+			b.Fatal("no message")
+		}
+	}
+}
