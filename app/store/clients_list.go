@@ -156,7 +156,9 @@ func (f *clientFilter) spec(s Scope) listSpec {
 		where: f.filter, search: f.search != nil, none: f.none}
 	if f.search != nil {
 		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, false, nil) }
-		l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, true, nil) }
+		if !f.search.narrowed {
+			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, true, nil) }
+		}
 	}
 	return l
 }

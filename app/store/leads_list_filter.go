@@ -50,7 +50,10 @@ func (f *leadFilter) spec(s Scope) listSpec {
 		where: f.filter, search: f.search != nil, none: f.none, allows: f.allowsGroup}
 	if f.search != nil {
 		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, false) }
-		l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true) }
+		if ls := f.search; !ls.narrowed || len(ls.stages) > 0 || len(ls.statuses) > 0 {
+			// (A stage's or status's name it matches may make a rare text a common search.)
+			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true) }
+		}
 	}
 	if f.ftsDriven() {
 		l.orderID, l.orderScale, l.driven = leadText.rowID(), searchRowidScale, true
