@@ -155,9 +155,16 @@ func (f *clientFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
 		where: f.filter, search: f.search != nil, none: f.none}
 	if f.search != nil {
-		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, false, nil) }
+		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery {
+			return clientText.where(sel, f.d, f.search, false, nil, nil)
+		}
+		l.matchBound = func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery {
+			return clientText.where(sel, f.d, f.search, false, b, nil)
+		}
 		if !f.search.narrowed {
-			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return clientText.where(sel, f.d, f.search, true, nil) }
+			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery {
+				return clientText.where(sel, f.d, f.search, true, nil, nil)
+			}
 		}
 	}
 	return l

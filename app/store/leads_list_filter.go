@@ -49,10 +49,11 @@ func (f *leadFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.leads((*Lead)(nil)) }, id: "l.id",
 		where: f.filter, search: f.search != nil, none: f.none, allows: f.allowsGroup}
 	if f.search != nil {
-		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, false) }
+		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, false, nil) }
+		l.matchBound = func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery { return f.match(sel, false, b) }
 		if ls := f.search; !ls.narrowed || len(ls.stages) > 0 || len(ls.statuses) > 0 {
 			// (A stage's or status's name it matches may make a rare text a common search.)
-			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true) }
+			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true, nil) }
 		}
 	}
 	if f.ftsDriven() {
@@ -187,13 +188,13 @@ func (f *leadFilter) filter(sel *bun.SelectQuery) *bun.SelectQuery {
 }
 
 // match adds the search to a query on leads (or on rows of leads aliased l); walked: to rows
-// read in id order and filtered (textSearch.where).
-func (f *leadFilter) match(sel *bun.SelectQuery, walked bool) *bun.SelectQuery {
+// read in id order and filtered; bound: its patterns sent apart (textSearch.where).
+func (f *leadFilter) match(sel *bun.SelectQuery, walked bool, bound *boundIDs) *bun.SelectQuery {
 	ls := f.search
 	if f.ftsDriven() {
 		return leadText.join(sel, &ls.searchTerm, f.firstLead)
 	}
-	return leadText.where(sel, f.d, &ls.searchTerm, walked, func(g *bun.SelectQuery) *bun.SelectQuery {
+	return leadText.where(sel, f.d, &ls.searchTerm, walked, bound, func(g *bun.SelectQuery) *bun.SelectQuery {
 		if len(ls.stages) > 0 {
 			g = g.WhereOr("l.lead_stage_id IN (?)", bun.In(ls.stages))
 		}

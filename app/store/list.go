@@ -217,6 +217,9 @@ type listSpec struct {
 	// whose rows carry the table's alias: a probe (searchMatches) reads the filtered rows
 	// newest first and matches them itself.
 	match func(*bun.SelectQuery) *bun.SelectQuery
+	// matchBound is match with what it can send apart from the text sent so (b), for the
+	// statement that collects a search's matches (searchMatches); set with match.
+	matchBound func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery
 	// walk is match for rows read in id order and filtered (the probe), where no index
 	// serves the search; set with match, except for a term the tenant's sample already says
 	// is rare (searchTerm.narrowed), which never walks.
@@ -418,7 +421,14 @@ func (s Scope) searchMatches(ctx context.Context, l listSpec) (*searchFound, err
 		return &searchFound{total: int64(len(ids)), all: ids}, nil
 	}
 	all := []int64{}
-	if err := s.scanList(ctx, l.rows().Column(l.id).Limit(searchCollect+1), &all); err != nil {
+	collect, cctx := l.rows(), ctx
+	if l.matchBound != nil && l.ids == nil {
+		// One text for every rare term (textSearch.where), planned once a connection.
+		b := s.boundIDs()
+		collect = l.matchBound(l.filtered(), b)
+		cctx = b.ctx(ctx)
+	}
+	if err := s.scanList(cctx, collect.Column(l.id).Limit(searchCollect+1), &all); err != nil {
 		return nil, err
 	}
 	if explaining(ctx) {

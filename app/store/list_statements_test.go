@@ -136,3 +136,70 @@ func TestSearchEstimateAskedOnce(t *testing.T) {
 		}
 	})
 }
+
+// On PostgreSQL the statement that collects a rare term's matches is one text whatever the
+// term, its patterns sent apart from it: each connection plans it once, where a text with
+// the patterns written in was planned at every new term (2.6–5.4 ms at a million leads).
+// Each term still finds its lead, and only its lead.
+func TestRareTermsAreCollectedWithOneText(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if db.Dialect != store.Postgres {
+			return // (SQLite's FTS5 index is asked with a MATCH, compiled once already)
+		}
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Rare terms", "rare@example.test")
+		s := db.System(tn.ID, admin.ID)
+		if err := s.SeedLeads(ctx, 2500, nil); err != nil {
+			t.Fatal(err)
+		}
+		all, err := s.ListLeads(ctx, store.LeadQuery{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two leads whose email's local part the sample narrows, each the only lead with it.
+		type rare struct {
+			term string
+			id   int64
+		}
+		var terms []rare
+		for _, l := range all.Rows {
+			term, _, _ := strings.Cut(l.CompanyEmail, "@")
+			if _, narrowed, err := s.SearchAsked(ctx, false, term); err != nil {
+				t.Fatal(err)
+			} else if narrowed && len(terms) < 2 && (len(terms) == 0 || terms[0].term != term) {
+				terms = append(terms, rare{term, l.ID})
+			}
+		}
+		if len(terms) < 2 {
+			t.Fatalf("found %d narrowed terms among %d leads", len(terms), len(all.Rows))
+		}
+		rec := &recorder{}
+		db.AddQueryHook(rec)
+		var texts []string
+		for _, r := range terms {
+			before := len(rec.statements(""))
+			p, err := s.ListLeads(ctx, store.LeadQuery{Search: r.term})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Rows) != 1 || p.Rows[0].ID != r.id || p.Total != 1 {
+				t.Errorf("%q: %d leads (total %d), want lead %d alone", r.term, len(p.Rows), p.Total, r.id)
+			}
+			rec.mu.Lock()
+			for k := before; k < len(rec.stmts); k++ {
+				if q := rec.stmts[k]; strings.Contains(q, "strpos(") {
+					text := strings.TrimSuffix(q, fmt.Sprint(rec.args[k])) // without the values sent apart
+					if strings.Contains(text, r.term) || !strings.Contains(q, r.term) {
+						t.Errorf("%q: the term is not sent apart from the text: %s", r.term, q)
+					}
+					texts = append(texts, text)
+				}
+			}
+			rec.mu.Unlock()
+		}
+		if len(texts) != 2 || texts[0] != texts[1] {
+			t.Errorf("the two rare terms were collected with %d statements, not one text:\n%s", len(texts), strings.Join(texts, "\n"))
+		}
+	})
+}

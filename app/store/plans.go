@@ -114,6 +114,13 @@ func (b *boundIDs) in(sel *bun.SelectQuery, column string, ids []int64) *bun.Sel
 	return sel.Where(fmt.Sprintf("%s = ANY($%d)", column, len(b.vals)))
 }
 
+// value sends v apart from the text as the statement's next parameter and gives its name
+// there ($n, PostgreSQL): a search's patterns (textSearch.where).
+func (b *boundIDs) value(v any) string {
+	b.vals = append(b.vals, v)
+	return fmt.Sprintf("$%d", len(b.vals))
+}
+
 // ctx is the context to run the statement with: ctx carrying the values sent apart.
 func (b *boundIDs) ctx(ctx context.Context) context.Context {
 	if len(b.vals) == 0 {
