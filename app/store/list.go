@@ -217,8 +217,9 @@ type listSpec struct {
 	// whose rows carry the table's alias: a probe (searchMatches) reads the filtered rows
 	// newest first and matches them itself.
 	match func(*bun.SelectQuery) *bun.SelectQuery
-	// matchBound is match with what it can send apart from the text sent so (b), for the
-	// statement that collects a search's matches (searchMatches); set with match.
+	// matchBound is match with the values it can send apart from the text added to b (a
+	// narrowed term's patterns, on PostgreSQL), for the statement that collects a search's
+	// matches (searchMatches); set with match.
 	matchBound func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery
 	// walk is match for rows read in id order and filtered (the probe), where no index
 	// serves the search; set with match, except for a term the tenant's sample already says
@@ -471,9 +472,9 @@ func (s Scope) searchProbe(ctx context.Context, l listSpec) (ids []int64, probed
 		return ids, true, len(ids) <= SearchCountCap, err
 	case s.Dialect() != Postgres || l.walk == nil:
 		// (No walk: a term whose rarest trigrams are in under 1 % of the sampled texts
-		// cannot match the tenth of the window a walk needs, and asking the planner so was
-		// the first search of a term's slowest statement but one: its LIKE is tried on each
-		// of search_text's 1,000 histogram entries, 1 ms; docs/PERFORMANCE.md
+		// cannot match the tenth of the window a walk needs, so the planner is not asked
+		// whether to walk it. That EXPLAIN tried the term's LIKE on each of search_text's
+		// 1,000 histogram entries, about 1 ms at each new term; docs/PERFORMANCE.md
 		// "Thirty-seventh round".)
 		return nil, false, false, nil
 	}
