@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/uptrace/bun"
 )
@@ -43,12 +44,23 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 	} else {
 		id = l.idOrder()
 	}
+	cctx := ctx
 	if cur != nil {
 		after := *cur
 		if key == "" {
 			after.ID = l.orderBound(cur.ID)
 		}
-		sel = keysetAfter(sel, d, key, r.srt.param[d], id, cmp, &after)
+		var bound *boundIDs
+		if d == Postgres {
+			// The cursor goes apart from the text, so every next page of a list is one text,
+			// planned once a connection rather than at each page (docs/PERFORMANCE.md,
+			// "Thirty-seventh round").
+			bound = s.boundIDs()
+		}
+		sel = keysetAfter(sel, d, key, r.srt.param[d], id, cmp, &after, bound)
+		if bound != nil {
+			cctx = bound.ctx(ctx)
+		}
 	}
 	if key != "" {
 		sel = sel.OrderExpr(key + " " + dir + ", " + id + " " + dir)
@@ -60,16 +72,22 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 		sel = sel.Offset(int64((r.page - 1) * r.limit))
 	}
 	hits := make([]listHit, 0, r.limit+1) // the page and one more, without growing
-	err := s.scanList(ctx, sel, &hits)
+	err := s.scanList(cctx, sel, &hits)
 	return hits, err
 }
 
 // keysetAfter keeps the rows past a cursor in a (key, id) order (cmp ">" ascending, "<"
 // descending), in the form each engine seeks an index on: a row comparison on PostgreSQL;
 // on SQLite, which seeks on a plain bound but not on a row value over an expression, the
-// key's bound and then the tie on the id. key "" orders by the id alone.
-func keysetAfter(sel *bun.SelectQuery, d Dialect, key, param, id, cmp string, cur *listCursor) *bun.SelectQuery {
+// key's bound and then the tie on the id. key "" orders by the id alone. With bound
+// (PostgreSQL), the cursor's key and id are sent apart from the text (boundIDs.value).
+func keysetAfter(sel *bun.SelectQuery, d Dialect, key, param, id, cmp string, cur *listCursor, bound *boundIDs) *bun.SelectQuery {
 	switch {
+	case bound != nil && key == "":
+		return sel.Where(id + " " + cmp + " " + bound.value(cur.ID))
+	case bound != nil:
+		k := strings.Replace(param, "?", bound.value(cur.Key), 1)
+		return sel.Where("(" + key + ", " + id + ") " + cmp + " (" + k + ", " + bound.value(cur.ID) + ")")
 	case key == "":
 		return sel.Where(id+" "+cmp+" ?", cur.ID)
 	case d == Postgres:

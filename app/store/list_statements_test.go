@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -200,6 +201,62 @@ func TestRareTermsAreCollectedWithOneText(t *testing.T) {
 		}
 		if len(texts) != 2 || texts[0] != texts[1] {
 			t.Errorf("the two rare terms were collected with %d statements, not one text:\n%s", len(texts), strings.Join(texts, "\n"))
+		}
+	})
+}
+
+// On PostgreSQL the statement that reads a next page is one text for every page of a list
+// and sort, its cursor sent apart from it: each connection plans it once, where a text with
+// the cursor written in was planned at every page. The pages still follow one another, each
+// lead once, in order, for the id, a text key and a time key.
+func TestNextPagesAreOneText(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Next pages", "next@example.test")
+		s := db.System(tn.ID, admin.ID)
+		if err := s.SeedLeads(ctx, 90, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, sort := range []string{store.SortRecent, store.SortCustomer, store.SortCreated} {
+			whole, err := s.ListLeads(ctx, store.LeadQuery{Sort: sort, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recorder{}
+			db.AddQueryHook(rec)
+			var got []int64
+			texts := map[string]bool{}
+			after := ""
+			for pages := 0; ; pages++ {
+				before := len(rec.statements(""))
+				p, err := s.ListLeads(ctx, store.LeadQuery{Sort: sort, Limit: 20, After: after})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, ids(p.Rows)...)
+				rec.mu.Lock()
+				for k := before; k < len(rec.stmts); k++ {
+					if q := rec.stmts[k]; after != "" && strings.Contains(q, "LIMIT 21") {
+						text := strings.TrimSuffix(q, fmt.Sprint(rec.args[k]))
+						if db.Dialect == store.Postgres && len(rec.args[k]) == 0 {
+							t.Errorf("%s: a next page's cursor is written into its text: %s", sort, q)
+						}
+						texts[text] = true
+					}
+				}
+				rec.mu.Unlock()
+				if p.Next == "" || pages > 10 {
+					break
+				}
+				after = p.Next
+			}
+			if !slices.Equal(got, ids(whole.Rows)) {
+				t.Errorf("%s: the pages gave %v, want %v", sort, got, ids(whole.Rows))
+			}
+			if db.Dialect == store.Postgres && len(texts) != 1 {
+				t.Errorf("%s: the next pages were read with %d texts, want one:\n%s", sort, len(texts), strings.Join(slices.Collect(maps.Keys(texts)), "\n"))
+			}
 		}
 	})
 }
