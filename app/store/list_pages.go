@@ -44,13 +44,12 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 	} else {
 		id = l.idOrder()
 	}
-	cctx := ctx
+	var bound *boundIDs
 	if cur != nil {
 		after := *cur
 		if key == "" {
 			after.ID = l.orderBound(cur.ID)
 		}
-		var bound *boundIDs
 		if d == Postgres {
 			// The cursor goes apart from the text, so every next page of a list is one text,
 			// planned once a connection rather than at each page (docs/PERFORMANCE.md,
@@ -58,9 +57,6 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 			bound = s.boundIDs()
 		}
 		sel = keysetAfter(sel, d, key, r.srt.param[d], id, cmp, &after, bound)
-		if bound != nil {
-			cctx = bound.ctx(ctx)
-		}
 	}
 	if key != "" {
 		sel = sel.OrderExpr(key + " " + dir + ", " + id + " " + dir)
@@ -72,7 +68,7 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 		sel = sel.Offset(int64((r.page - 1) * r.limit))
 	}
 	hits := make([]listHit, 0, r.limit+1) // the page and one more, without growing
-	err := s.scanList(cctx, sel, &hits)
+	err := s.scanList(bound.ctx(ctx), sel, &hits)
 	return hits, err
 }
 
@@ -80,18 +76,15 @@ func (s Scope) pageByKey(ctx context.Context, l listSpec, r *listRequest, cur *l
 // descending), in the form each engine seeks an index on: a row comparison on PostgreSQL;
 // on SQLite, which seeks on a plain bound but not on a row value over an expression, the
 // key's bound and then the tie on the id. key "" orders by the id alone. With bound
-// (PostgreSQL), the cursor's key and id are sent apart from the text (boundIDs.value).
+// (PostgreSQL), the cursor's key and id are sent apart from the text (boundIDs.arg).
 func keysetAfter(sel *bun.SelectQuery, d Dialect, key, param, id, cmp string, cur *listCursor, bound *boundIDs) *bun.SelectQuery {
+	var args []any
 	switch {
-	case bound != nil && key == "":
-		return sel.Where(id + " " + cmp + " " + bound.value(cur.ID))
-	case bound != nil:
-		k := strings.Replace(param, "?", bound.value(cur.Key), 1)
-		return sel.Where("(" + key + ", " + id + ") " + cmp + " (" + k + ", " + bound.value(cur.ID) + ")")
 	case key == "":
-		return sel.Where(id+" "+cmp+" ?", cur.ID)
+		return sel.Where(id+" "+cmp+" "+bound.arg(cur.ID, &args), args...)
 	case d == Postgres:
-		return sel.Where("("+key+", "+id+") "+cmp+" ("+param+", ?)", cur.Key, cur.ID)
+		k := strings.Replace(param, "?", bound.arg(cur.Key, &args), 1)
+		return sel.Where("("+key+", "+id+") "+cmp+" ("+k+", "+bound.arg(cur.ID, &args)+")", args...)
 	}
 	return sel.Where(key+" "+cmp+"= ?", cur.Key).
 		WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {

@@ -149,7 +149,7 @@ type textSearch struct {
 // says the rows are read in id order and filtered instead (a probe), where the term as it
 // is costs least and gives the planner its best estimate.
 //
-// With bound, a narrowed term's patterns go apart from the text (boundIDs.value), so that
+// With bound, a narrowed term's patterns go apart from the text (boundIDs.arg), so that
 // the statement is one text whatever the term, planned once a connection: written in, each
 // new term's probe spent 2.6–5.4 ms planning, the planner trying each pattern on every entry
 // of search_text's 1,000-entry histogram (docs/PERFORMANCE.md, "Thirty-seventh round").
@@ -164,18 +164,11 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 		case d == Postgres && st.narrowed && !walked:
 			// The index is asked for the rarest trigrams, each row then for the whole term.
 			var args []any
-			arg := func(v any) string {
-				if bound != nil {
-					return bound.value(v)
-				}
-				args = append(args, v)
-				return "?"
-			}
 			cond := ""
 			for _, t := range st.likes {
-				cond += ts.text + " LIKE " + arg("%"+t+"%") + " AND "
+				cond += ts.text + " LIKE " + bound.arg("%"+t+"%", &args) + " AND "
 			}
-			g = g.WhereOr("("+cond+"strpos("+ts.text+", "+arg(st.text)+") > 0)", args...)
+			g = g.WhereOr("("+cond+"strpos("+ts.text+", "+bound.arg(st.text, &args)+") > 0)", args...)
 		case d == Postgres:
 			if loose := st.wordsPattern(); loose != "" && !walked {
 				// The index is asked for the words, each row then for the whole term.

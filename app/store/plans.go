@@ -114,16 +114,22 @@ func (b *boundIDs) in(sel *bun.SelectQuery, column string, ids []int64) *bun.Sel
 	return sel.Where(fmt.Sprintf("%s = ANY($%d)", column, len(b.vals)))
 }
 
-// value sends v apart from the text as the statement's next parameter and gives its name
-// there ($n, PostgreSQL): a search's patterns (textSearch.where).
-func (b *boundIDs) value(v any) string {
+// arg is how a statement names value v: sent apart from the text as its next parameter
+// ($n, PostgreSQL: a rare term's patterns, a next page's cursor); with no b, bun's ? with v
+// added to args, written into the text.
+func (b *boundIDs) arg(v any, args *[]any) string {
+	if b == nil {
+		*args = append(*args, v)
+		return "?"
+	}
 	b.vals = append(b.vals, v)
 	return fmt.Sprintf("$%d", len(b.vals))
 }
 
-// ctx is the context to run the statement with: ctx carrying the values sent apart.
+// ctx is the context to run the statement with: ctx carrying the values sent apart (none
+// with no b).
 func (b *boundIDs) ctx(ctx context.Context) context.Context {
-	if len(b.vals) == 0 {
+	if b == nil || len(b.vals) == 0 {
 		return ctx
 	}
 	return withBound(ctx, b.vals...)
