@@ -305,13 +305,7 @@ func (u *batchUndo[R]) write(ctx context.Context) error {
 			return err
 		}
 	}
-	entries := slices.Concat(u.restores, deletes, u.undoneRows)
-	if len(entries) > 0 {
-		if _, err := tx.Insert(&entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
-			return err
-		}
-	}
-	return nil
+	return tx.insertAudit(ctx, slices.Concat(u.restores, deletes, u.undoneRows))
 }
 
 // restoreCommon gives dst the contact block of src.

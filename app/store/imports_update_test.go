@@ -77,3 +77,60 @@ func TestSQLiteUpdateSendsValuesApart(t *testing.T) {
 		t.Errorf("a text that is not UTF-8 was sent as JSON: %+v", bad)
 	}
 }
+
+// An import batch's journey entries and row outcomes go to SQLite as one JSON array each:
+// the rows hold what bun's insert of the same entries leaves, in their order, and a text
+// JSON would change is written in by bun.
+func TestSQLiteBatchInsertsSendRowsApart(t *testing.T) {
+	t.Parallel()
+	db, s, _, rep := openImportTestDB(t, SQLite)
+	ctx := context.Background()
+	im := claimedImport(t, db, s, EntityLead, ModeCreate, MatchEmail, 4, "a")
+	before, after := `{"notes":"L'été\n«naïve» 😀","n":1}`, `{"notes":"<b>&</b>","n":2}`
+	entries := func(entity string) []AuditEntry {
+		return []AuditEntry{{ActorUserID: &rep.ID, Entity: entity, EntityID: 7, Action: "update", Before: &before, After: &after},
+			{Entity: entity, EntityID: 8, Action: "create"}}
+	}
+	if err := s.insertAudit(ctx, entries("json")); err != nil {
+		t.Fatal(err)
+	}
+	bunEntries := entries("bun")
+	if _, err := s.Insert(&bunEntries).Returning("NULL").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := int64(9)
+	rows := func(from int) []importRow {
+		return []importRow{{ImportID: im.ID, RowNo: from, Outcome: OutcomeUpdated, EntityID: &id, Before: &before},
+			{ImportID: im.ID, RowNo: from + 1, Outcome: OutcomeFailed, Reason: &RowReason{Code: "invalid", Field: "email", Value: "x'y"}, Undone: true}}
+	}
+	if err := s.insertImportRows(ctx, rows(2)); err != nil {
+		t.Fatal(err)
+	}
+	bunRows := rows(4)
+	if _, err := s.Insert(&bunRows).Returning("NULL").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stored := func(q string, args ...any) []string {
+		var out []string
+		if err := s.idb.NewRaw(q, args...).Scan(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	audit := "SELECT quote(tenant_id) || '|' || quote(actor_user_id) || '|' || quote(entity_id) || '|' || quote(action) || '|' || " +
+		"quote(before) || '|' || quote(after) || '|' || typeof(created_at) FROM audit_log WHERE entity = ? ORDER BY id"
+	if got, want := stored(audit, "json"), stored(audit, "bun"); len(got) != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("journey entries sent apart:\n%s\nwritten in:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	outcome := "SELECT quote(tenant_id) || '|' || quote(outcome) || '|' || quote(entity_id) || '|' || quote(before) || '|' || " +
+		"quote(reason) || '|' || quote(undone) FROM import_rows WHERE import_id = ? AND row_no IN (?, ?) ORDER BY row_no"
+	if got, want := stored(outcome, im.ID, 2, 3), stored(outcome, im.ID, 4, 5); len(got) != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("row outcomes sent apart:\n%s\nwritten in:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, ok := sqliteJSONRows([][]any{{"bad \xff"}}); ok {
+		t.Error("a text that is not UTF-8 would travel as JSON")
+	}
+	if _, ok := sqliteJSONRows([][]any{{"nul \x00"}}); ok {
+		t.Error("a text holding a NUL would travel as JSON")
+	}
+}
