@@ -300,8 +300,13 @@ func (a *batchApplier[R]) flush(ctx context.Context) error {
 		return nil
 	}
 	var ret []insertReturn
-	if err := a.tx.Insert(&a.pending).Returning("id, created_at, updated_at").Scan(ctx, &ret); err != nil {
+	const returning = "id, created_at, updated_at"
+	if ok, err := insertJSONRecords(ctx, a.tx, a.pending, returning, &ret); err != nil {
 		return err
+	} else if !ok {
+		if err := a.tx.Insert(&a.pending).Returning(returning).Scan(ctx, &ret); err != nil {
+			return err
+		}
 	}
 	if len(ret) != n {
 		return errors.New("store: import insert returned a different number of rows")

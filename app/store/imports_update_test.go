@@ -134,3 +134,66 @@ func TestSQLiteBatchInsertsSendRowsApart(t *testing.T) {
 		t.Error("a text holding a NUL would travel as JSON")
 	}
 }
+
+// An import batch's new leads go to SQLite as one JSON array: every column holds what bun's
+// insert of the same leads leaves (an address in its compact form and in its JSON form,
+// NULLs, the default time of a lead given none), and the new rows come back in order.
+func TestSQLiteBatchInsertSendsRecordsApart(t *testing.T) {
+	t.Parallel()
+	_, s, _, rep := openImportTestDB(t, SQLite)
+	ctx := context.Background()
+	at := time.Date(2025, 3, 4, 5, 6, 7, 891011000, time.UTC)
+	leads := func(tag string) []*Lead {
+		return []*Lead{
+			{Contact: Contact{CustomerName: tag + " Ana", CompanyEmail: "ana@x.test", OwnerID: &rep.ID,
+				Notes:           "Première ligne\nL'autre «ligne» 😀 \\ \"q\"",
+				BillingAddress:  &Address{Street: "1 Rue", City: "Lyon", Country: "FR"},
+				ShippingAddress: &Address{Street: "odd \x1f street"}}, CreatedBy: &rep.ID, SearchText: tag + " ana", CreatedAt: at},
+			{Contact: Contact{CustomerName: tag + " Bo"}, SearchText: tag + " bo"},
+		}
+	}
+	var got []insertReturn
+	ok, err := insertJSONRecords(ctx, s, leads("json"), "id, created_at, updated_at", &got)
+	if err != nil || !ok {
+		t.Fatalf("insert: %v, sent apart %v", err, ok)
+	}
+	if len(got) != 2 || got[1].ID != got[0].ID+1 || !got[0].CreatedAt.Equal(at) || got[1].CreatedAt.IsZero() {
+		t.Fatalf("returned %+v", got)
+	}
+	bunLeads := leads("bun")
+	if _, err := s.Insert(&bunLeads).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	if err := s.idb.NewRaw("SELECT name FROM pragma_table_info('leads') WHERE name NOT IN "+
+		"('id', 'customer_name', 'search_text', 'created_at', 'updated_at')").Scan(ctx, &cols); err != nil || len(cols) < 10 {
+		t.Fatalf("columns %v: %v", cols, err)
+	}
+	for i := range cols {
+		cols[i] = "quote(" + cols[i] + ")"
+	}
+	row := func(name string) string {
+		var v string
+		if err := s.idb.NewRaw("SELECT "+strings.Join(cols, " || '|' || ")+" || '|' || typeof(created_at) || '|' || "+
+			"(updated_at IS NOT NULL) FROM leads WHERE customer_name = ?", name).Scan(ctx, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, name := range []string{"Ana", "Bo"} {
+		if j, b := row("json "+name), row("bun "+name); j != b {
+			t.Errorf("%s sent apart:\n%s\nwritten in:\n%s", name, j, b)
+		}
+	}
+	l, err := s.LeadView(ctx, got[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Notes != leads("")[0].Notes || l.ShippingAddress == nil || l.ShippingAddress.Street != "odd \x1f street" ||
+		l.BillingAddress == nil || l.BillingAddress.City != "Lyon" || !l.CreatedAt.Equal(at) {
+		t.Errorf("read back: %+v", l.Contact)
+	}
+	if ok, err := insertJSONRecords(ctx, s, []*Lead{{ID: got[1].ID + 100}}, "id", &got); ok || err != nil {
+		t.Errorf("a lead with its id was sent apart (%v, %v)", ok, err)
+	}
+}

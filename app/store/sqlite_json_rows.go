@@ -2,11 +2,15 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/uptrace/bun/schema"
 )
 
 // An import's batch writes thousands of rows a statement. bun writes their values into
@@ -97,6 +101,64 @@ func (s Scope) insertJSONRows(ctx context.Context, table string, columns []strin
 		" FROM json_each($1)"
 	_, err = s.idb.NewRaw(q).Exec(withBound(ctx, js))
 	return true, err
+}
+
+// insertJSONRecords inserts records (leads, clients) of the scope's tenant on SQLite with
+// their values sent apart, every column bun's insert names (their default for a nullzero
+// one left zero, as bun writes it), in their order, and scans the returning columns of the
+// new rows into dest, as Insert(&recs).Returning(returning).Scan(ctx, dest) does. ok is
+// false, with nothing written, on PostgreSQL, for a record that has its id already, or a
+// value that cannot travel as JSON: the caller inserts with bun then.
+func insertJSONRecords[R any](ctx context.Context, s Scope, recs []*R, returning string, dest any) (ok bool, err error) {
+	if s.Dialect() != SQLite || len(recs) == 0 {
+		return false, nil
+	}
+	table := s.db.bun.Table(reflect.TypeFor[R]())
+	var fields []*schema.Field
+	var cols, exprs []string
+	for _, f := range table.Fields {
+		if f.IsPK && f.AutoIncrement {
+			continue // the database gives it
+		}
+		expr := "value->>" + strconv.Itoa(len(fields))
+		if f.NullZero && f.SQLDefault != "" {
+			expr = "COALESCE(" + expr + ", " + f.SQLDefault + ")"
+		}
+		fields, cols, exprs = append(fields, f), append(cols, f.Name), append(exprs, expr)
+	}
+	rows := make([][]any, len(recs))
+	for i, r := range recs {
+		if o, ok := any(r).(tenantOwned); ok {
+			o.setTenant(s.TenantID)
+		}
+		rv := reflect.ValueOf(r).Elem()
+		for _, f := range table.PKs {
+			if f.AutoIncrement && !f.HasZeroValue(rv) {
+				return false, nil
+			}
+		}
+		row := make([]any, len(fields))
+		for j, f := range fields {
+			if f.NullZero && f.HasZeroValue(rv) {
+				continue // NULL: the default, or NULL as bun writes it
+			}
+			v := f.Value(rv).Interface()
+			if dv, ok := v.(driver.Valuer); ok { // an address: its column
+				if v, err = dv.Value(); err != nil {
+					return false, err
+				}
+			}
+			row[j] = v
+		}
+		rows[i] = row
+	}
+	js, ok := sqliteJSONRows(rows)
+	if !ok {
+		return false, nil
+	}
+	q := "INSERT INTO " + table.Name + " (" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(exprs, ", ") +
+		" FROM json_each($1) RETURNING " + returning
+	return true, s.idb.NewRaw(q).Scan(withBound(ctx, js), dest)
 }
 
 // insertAudit records journey entries of the scope's tenant, as Insert would.
