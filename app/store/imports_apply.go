@@ -102,8 +102,10 @@ func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []I
 		for _, r := range rows {
 			counts.add(r.Outcome)
 		}
-		if err := tx.insertImportRows(ctx, rows); err != nil {
-			return err
+		if len(rows) > 0 {
+			if _, err := tx.Insert(&rows).Returning("NULL").Exec(ctx); err != nil {
+				return err
+			}
 		}
 		if err := turn.wait(); err != nil {
 			return err
@@ -300,13 +302,8 @@ func (a *batchApplier[R]) flush(ctx context.Context) error {
 		return nil
 	}
 	var ret []insertReturn
-	const returning = "id, created_at, updated_at"
-	if ok, err := insertJSONRecords(ctx, a.tx, a.pending, returning, &ret); err != nil {
+	if err := a.tx.Insert(&a.pending).Returning("id, created_at, updated_at").Scan(ctx, &ret); err != nil {
 		return err
-	} else if !ok {
-		if err := a.tx.Insert(&a.pending).Returning(returning).Scan(ctx, &ret); err != nil {
-			return err
-		}
 	}
 	if len(ret) != n {
 		return errors.New("store: import insert returned a different number of rows")
@@ -329,7 +326,7 @@ func (a *batchApplier[R]) flush(ctx context.Context) error {
 		}
 		entries = append(entries, AuditEntry{ActorUserID: actor, Entity: a.ad.entity.Name, EntityID: *f.id, Action: "create", After: js})
 	}
-	if err := a.tx.insertAudit(ctx, entries); err != nil {
+	if _, err := a.tx.Insert(&entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
 		return err
 	}
 	for i, at := range a.pendingRows {

@@ -305,7 +305,13 @@ func (u *batchUndo[R]) write(ctx context.Context) error {
 			return err
 		}
 	}
-	return tx.insertAudit(ctx, slices.Concat(u.restores, deletes, u.undoneRows))
+	entries := slices.Concat(u.restores, deletes, u.undoneRows)
+	if len(entries) > 0 {
+		if _, err := tx.Insert(&entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
+			return err
+		}
+	}
+	return nil
 }
 
 // restoreCommon gives dst the contact block of src.

@@ -3,10 +3,13 @@ package store
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -56,7 +59,7 @@ func (a *batchApplier[R]) writeUpdates(ctx context.Context) error {
 	if err := a.tx.updateByID(ctx, a.ad.entity, recs); err != nil {
 		return err
 	}
-	if err := a.tx.insertAudit(ctx, a.entries); err != nil {
+	if _, err := a.tx.Insert(&a.entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
 		return err
 	}
 	clear(a.updated)
@@ -256,9 +259,12 @@ func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStateme
 // change.
 //
 // A group's values are sent apart from its text, as one JSON array of records read with
-// json_each (sqliteUpdateRows, sqlite_json_rows.go), so the text is the same for every
-// group of those columns. A group holding a text JSON cannot carry as it is is written in
-// as VALUES, as before.
+// json_each (sqliteUpdateRows), so the text is the same for every group of those columns.
+// Written into the text as VALUES, a group of 2,000 records was a statement of a megabyte
+// or so that SQLite parsed and compiled into code for every value: a tenth of the CPU of
+// an update of 100,000 rows and of its undo (docs/PERFORMANCE.md, "Thirty-eighth round").
+// A group holding a text JSON cannot carry as it is (sqliteJSONSafe) is written in as
+// before.
 func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawStatement {
 	// The search text of every record in one statement, after the others. FTS5 writes what
 	// a statement added to its index as a new segment when the next statement begins, and
@@ -305,7 +311,11 @@ func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawSta
 			var args, bound []any
 			q.WriteString("WITH v (id, " + k + ") AS (")
 			if rows, ok := sqliteUpdateRows(chunk); ok {
-				q.WriteString("SELECT " + jsonColumns(len(cols)+1) + " FROM json_each($1)")
+				q.WriteString("SELECT value->>0")
+				for i := range cols {
+					q.WriteString(", value->>" + strconv.Itoa(i+1))
+				}
+				q.WriteString(" FROM json_each($1)")
 				bound = []any{rows}
 			} else {
 				args = make([]any, 0, len(chunk)*(len(cols)+1)+3)
@@ -337,19 +347,56 @@ func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawSta
 	return out
 }
 
-// sqliteUpdateRows is a group's records as the JSON rows of sqliteJSONRows, each its id and
-// then its columns' values in order.
+// sqliteUpdateRows is a group's records as one JSON array of arrays, each its id and then
+// its columns' values in order: texts as strings, references as numbers or null, times as
+// bun writes them on SQLite (sqliteTime), so the columns end up holding what the same
+// values written into the text would leave. ok is false when a text is not valid UTF-8 or
+// holds a NUL, which JSON would change (or bun refuses): the group is written in then.
 func sqliteUpdateRows(chunk []changedColumns) (rows string, ok bool) {
 	out := make([][]any, len(chunk))
 	for i, r := range chunk {
 		rec := make([]any, 1, len(r.columns)+1)
 		rec[0] = r.id
 		for _, c := range r.columns {
-			rec = append(rec, c.value)
+			switch v := c.value.(type) {
+			case string:
+				if !sqliteJSONSafe(v) {
+					return "", false
+				}
+				rec = append(rec, v)
+			case *string:
+				if v != nil && !sqliteJSONSafe(*v) {
+					return "", false
+				}
+				rec = append(rec, v)
+			case *int64:
+				rec = append(rec, v)
+			case time.Time:
+				rec = append(rec, sqliteTime(v))
+			default: // a type this was not written for
+				return "", false
+			}
 		}
 		out[i] = rec
 	}
-	return sqliteJSONRows(out)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// sqliteJSONSafe reports whether a JSON string carries text s unchanged into SQLite.
+func sqliteJSONSafe(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// sqliteTime is a time as bun writes it into a statement's text on SQLite (its dialect's
+// AppendTime), which is how every time of the records is stored.
+func sqliteTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
 }
 
 // columnArray is the values the chunk's records give a column, as a slice of its type for
