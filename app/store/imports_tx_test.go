@@ -197,9 +197,9 @@ func probesEach(t *testing.T, s Scope, n int, state string) {
 	var found []Lead
 	for name, st := range map[string]rawStatement{
 		"update":     update[0],
-		"key lookup": {keysQuery(s, LeadEntity, &found, "l.company_email", emails).String(), nil, nil},
-		"read by id": {s.reachBatch(LeadEntity, &found).Where("l.id IN (?)", bun.In(ids)).String(), nil, nil},
-		"delete":     {s.batchDelete((*Lead)(nil)).Where("l.id IN (?)", bun.In(ids)).String(), nil, nil},
+		"key lookup": {keysQuery(s, LeadEntity, &found, "l.company_email", emails).String(), nil},
+		"read by id": {s.reachBatch(LeadEntity, &found).Where("l.id IN (?)", bun.In(ids)).String(), nil},
+		"delete":     {s.batchDelete((*Lead)(nil)).Where("l.id IN (?)", bun.In(ids)).String(), nil},
 	} {
 		var plan []byte
 		errRollback := errors.New("rolled back")

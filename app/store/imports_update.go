@@ -3,13 +3,10 @@ package store
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -144,27 +141,17 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 // against every other (150 records: 11,175 comparisons).
 func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns) error {
 	for _, st := range s.updateStatements(e, recs) {
-		if _, err := s.idb.NewRaw(st.query, st.args...).Exec(st.ctx(ctx)); err != nil {
+		if _, err := s.idb.NewRaw(st.query, st.args...).Exec(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// rawStatement is a statement's text with bun's ? placeholders, and their values; and the
-// values it sends apart from its text ($1…, withBound), if any.
+// rawStatement is a statement's text with bun's ? placeholders, and their values.
 type rawStatement struct {
 	query string
 	args  []any
-	bound []any
-}
-
-// ctx is the context to run the statement with: carrying its values sent apart.
-func (st rawStatement) ctx(ctx context.Context) context.Context {
-	if len(st.bound) == 0 {
-		return ctx
-	}
-	return withBound(ctx, st.bound...)
 }
 
 // updateStatements are the statements updateByID runs, in order: on PostgreSQL one for the
@@ -247,24 +234,16 @@ func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStateme
 			}
 		}
 		args = s.updateTail(e, &q, args)
-		out = append(out, rawStatement{query: q.String(), args: args})
+		out = append(out, rawStatement{q.String(), args})
 	}
 	return out
 }
 
 // sqliteUpdateStatements writes the records one statement per group of records that change
 // the same columns (a batch's rows mostly change the same ones, so a batch is a statement
-// or a few), in id order. SQLite rewrites the index entries of every column a statement
-// names, whether its value changes or not, so the groups name only what their records
-// change.
-//
-// A group's values are sent apart from its text, as one JSON array of records read with
-// json_each (sqliteUpdateRows), so the text is the same for every group of those columns.
-// Written into the text as VALUES, a group of 2,000 records was a statement of a megabyte
-// or so that SQLite parsed and compiled into code for every value: a tenth of the CPU of
-// an update of 100,000 rows and of its undo (docs/PERFORMANCE.md, "Thirty-eighth round").
-// A group holding a text JSON cannot carry as it is (sqliteJSONSafe) is written in as
-// before.
+// or a few), in id order, the values as VALUES. SQLite rewrites the index entries of every
+// column a statement names, whether its value changes or not, so the groups name only what
+// their records change.
 func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawStatement {
 	// The search text of every record in one statement, after the others. FTS5 writes what
 	// a statement added to its index as a new segment when the next statement begins, and
@@ -308,30 +287,19 @@ func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawSta
 			chunk := group[:min(len(group), MaxImportBatch)]
 			group = group[len(chunk):]
 			var q strings.Builder
-			var args, bound []any
-			q.WriteString("WITH v (id, " + k + ") AS (")
-			if rows, ok := sqliteUpdateRows(chunk); ok {
-				q.WriteString("SELECT value->>0")
-				for i := range cols {
-					q.WriteString(", value->>" + strconv.Itoa(i+1))
+			args := make([]any, 0, len(chunk)*(len(cols)+1)+3)
+			q.WriteString("WITH v (id, " + k + ") AS (VALUES ")
+			for i, r := range chunk {
+				if i > 0 {
+					q.WriteString(", ")
 				}
-				q.WriteString(" FROM json_each($1)")
-				bound = []any{rows}
-			} else {
-				args = make([]any, 0, len(chunk)*(len(cols)+1)+3)
-				q.WriteString("VALUES ")
-				for i, r := range chunk {
-					if i > 0 {
-						q.WriteString(", ")
-					}
-					q.WriteString("(?")
-					args = append(args, r.id)
-					for _, c := range r.columns {
-						q.WriteString(", ?")
-						args = append(args, c.value)
-					}
-					q.WriteString(")")
+				q.WriteString("(?")
+				args = append(args, r.id)
+				for _, c := range r.columns {
+					q.WriteString(", ?")
+					args = append(args, c.value)
 				}
+				q.WriteString(")")
 			}
 			q.WriteString(") UPDATE " + e.Table + " AS " + e.Alias + " SET ")
 			for i, c := range cols {
@@ -341,62 +309,10 @@ func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawSta
 				q.WriteString(c + " = v." + c)
 			}
 			args = s.updateTail(e, &q, args)
-			out = append(out, rawStatement{q.String(), args, bound})
+			out = append(out, rawStatement{q.String(), args})
 		}
 	}
 	return out
-}
-
-// sqliteUpdateRows is a group's records as one JSON array of arrays, each its id and then
-// its columns' values in order: texts as strings, references as numbers or null, times as
-// bun writes them on SQLite (sqliteTime), so the columns end up holding what the same
-// values written into the text would leave. ok is false when a text is not valid UTF-8 or
-// holds a NUL, which JSON would change (or bun refuses): the group is written in then.
-func sqliteUpdateRows(chunk []changedColumns) (rows string, ok bool) {
-	out := make([][]any, len(chunk))
-	for i, r := range chunk {
-		rec := make([]any, 1, len(r.columns)+1)
-		rec[0] = r.id
-		for _, c := range r.columns {
-			switch v := c.value.(type) {
-			case string:
-				if !sqliteJSONSafe(v) {
-					return "", false
-				}
-				rec = append(rec, v)
-			case *string:
-				if v != nil && !sqliteJSONSafe(*v) {
-					return "", false
-				}
-				rec = append(rec, v)
-			case *int64:
-				rec = append(rec, v)
-			case time.Time:
-				rec = append(rec, sqliteTime(v))
-			default: // a type this was not written for
-				return "", false
-			}
-		}
-		out[i] = rec
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return "", false
-	}
-	return b.String(), true
-}
-
-// sqliteJSONSafe reports whether a JSON string carries text s unchanged into SQLite.
-func sqliteJSONSafe(s string) bool {
-	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
-}
-
-// sqliteTime is a time as bun writes it into a statement's text on SQLite (its dialect's
-// AppendTime), which is how every time of the records is stored.
-func sqliteTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05.999999-07:00")
 }
 
 // columnArray is the values the chunk's records give a column, as a slice of its type for

@@ -257,9 +257,6 @@ func (c tenantConn) QueryContext(ctx context.Context, query string, args ...any)
 }
 
 func (c tenantConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if len(args) == 0 {
-		args = BoundArgs(ctx)
-	}
 	return c.raw.ExecContext(withTenant(ctx, c.tenantID), query, args...)
 }
 
