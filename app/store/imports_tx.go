@@ -70,9 +70,14 @@ var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL en
 //     import's page faults and a third of its time (100,000 rows: 32 / 45 / 48 / 38 s
 //     against 27 / 31 / 34 / 31 s in a file, docs/PERFORMANCE.md "Tenth round"); on a
 //     machine where they are cheap the two measured the same.
+//   - no memory map of the file (mmap_size 0; Open gives every connection one): the
+//     batch reads the pages of the tenant's indexes into its own cache instead. With the
+//     map the undo of a create of 100,000 rows took 19.2–20.3 s against 16.9–19.3 s in
+//     the same hour (docs/PERFORMANCE.md, "Thirty-eighth round"), and a round before
+//     measured a map slower for the whole import.
 //
-// synchronous and wal_autocheckpoint are put back before the connection returns to the
-// pool, so no other write goes without FULL.
+// synchronous, wal_autocheckpoint and mmap_size are put back before the connection returns
+// to the pool, so no other write goes without FULL and no read without the map.
 //
 // And the search index of e (FTS5) is not merged while the batch writes: its automerge is
 // 0 inside the transaction and back to FTS5's default before the commit, so no other
@@ -107,19 +112,23 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 	}
 	defer conn.Close()
 	var sync, checkpoint int
+	var mmap int64
 	if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
 		return err
 	}
 	if err := conn.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&checkpoint); err != nil {
 		return err
 	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&mmap); err != nil {
+		return err
+	}
 	if err := execAll(ctx, conn, "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 50000",
-		"PRAGMA cache_size = -65536", "PRAGMA temp_store = FILE"); err != nil {
+		"PRAGMA cache_size = -65536", "PRAGMA temp_store = FILE", "PRAGMA mmap_size = 0"); err != nil {
 		return err
 	}
 	restore := func() error {
 		return execAll(context.WithoutCancel(ctx), conn, "PRAGMA synchronous = "+strconv.Itoa(sync),
-			"PRAGMA wal_autocheckpoint = "+strconv.Itoa(checkpoint))
+			"PRAGMA wal_autocheckpoint = "+strconv.Itoa(checkpoint), "PRAGMA mmap_size = "+strconv.FormatInt(mmap, 10))
 	}
 	automerge := fmt.Sprintf("INSERT INTO %s (%[1]s, rank) VALUES ('automerge', ?)", e.searchIndex())
 	err = conn.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -424,4 +425,37 @@ func numbered(prefix string, n int) []string {
 		out[i] = fmt.Sprintf("%s%d@x.test", prefix, i)
 	}
 	return out
+}
+
+// The server's SQLite connections read the file through a memory map (Open): a page the
+// connection's small cache misses costs no system call. An import's batch reads without it
+// (importTx) and gives its connection back with it.
+func TestSQLiteReadsThroughAMap(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, s, _, _ := openImportTestDB(t, SQLite)
+	var size int64
+	if err := db.bun.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&size); err != nil || size < 1<<30 {
+		t.Fatalf("mmap_size %d (%v)", size, err)
+	}
+	var inside int64
+	if err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
+		return tx.idb.NewRaw("PRAGMA mmap_size").Scan(ctx, &inside)
+	}); err != nil || inside != 0 {
+		t.Fatalf("mmap_size %d inside an import's batch (%v)", inside, err)
+	}
+	// Every connection of the pool, the batch's among them, has its map again.
+	conns := make([]*sql.Conn, 8)
+	for i := range conns {
+		c, err := db.bun.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+		var got int64
+		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&got); err != nil || got != size {
+			t.Errorf("connection %d: mmap_size %d after a batch (%v)", i, got, err)
+		}
+	}
 }
