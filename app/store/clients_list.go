@@ -155,10 +155,7 @@ func (f *clientFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.clients((*Client)(nil)) }, id: "c.id",
 		where: f.filter, search: f.search != nil, none: f.none}
 	if f.search != nil {
-		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery {
-			return clientText.where(sel, f.d, f.search, false, nil, nil)
-		}
-		l.matchBound = func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery {
+		l.match = func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery {
 			return clientText.where(sel, f.d, f.search, false, b, nil)
 		}
 		if !f.search.narrowed {

@@ -49,8 +49,7 @@ func (f *leadFilter) spec(s Scope) listSpec {
 	l := listSpec{from: func() *bun.SelectQuery { return s.leads((*Lead)(nil)) }, id: "l.id",
 		where: f.filter, search: f.search != nil, none: f.none, allows: f.allowsGroup}
 	if f.search != nil {
-		l.match = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, false, nil) }
-		l.matchBound = func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery { return f.match(sel, false, b) }
+		l.match = func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery { return f.match(sel, false, b) }
 		if ls := f.search; !ls.narrowed || len(ls.stages) > 0 || len(ls.statuses) > 0 {
 			// (A stage's or status's name it matches may make a rare text a common search.)
 			l.walk = func(sel *bun.SelectQuery) *bun.SelectQuery { return f.match(sel, true, nil) }

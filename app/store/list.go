@@ -215,12 +215,10 @@ type listSpec struct {
 	where func(*bun.SelectQuery) *bun.SelectQuery
 	// match, when set, adds the search alone (where then holds the other filters), to a query
 	// whose rows carry the table's alias: a probe (searchMatches) reads the filtered rows
-	// newest first and matches them itself.
-	match func(*bun.SelectQuery) *bun.SelectQuery
-	// matchBound is match with the values it can send apart from the text added to b (a
-	// narrowed term's patterns, on PostgreSQL), for the statement that collects a search's
-	// matches (searchMatches); set with match.
-	matchBound func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery
+	// newest first and matches them itself. With b, the values it can send apart from the
+	// text are added to b (a narrowed term's patterns, on PostgreSQL: the statement that
+	// collects a search's matches); with nil they are written in.
+	match func(sel *bun.SelectQuery, b *boundIDs) *bun.SelectQuery
 	// walk is match for rows read in id order and filtered (the probe), where no index
 	// serves the search; set with match, except for a term the tenant's sample already says
 	// is rare (searchTerm.narrowed), which never walks.
@@ -259,7 +257,7 @@ func (l listSpec) rows() *bun.SelectQuery {
 	}
 	sel := l.filtered()
 	if l.match != nil {
-		sel = l.match(sel)
+		sel = l.match(sel, nil)
 	}
 	return sel
 }
@@ -423,10 +421,10 @@ func (s Scope) searchMatches(ctx context.Context, l listSpec) (*searchFound, err
 	}
 	all := []int64{}
 	collect, cctx := l.rows(), ctx
-	if l.matchBound != nil && l.ids == nil {
+	if l.match != nil && l.ids == nil {
 		// One text for every rare term (textSearch.where), planned once a connection.
 		b := s.boundIDs()
-		collect = l.matchBound(l.filtered(), b)
+		collect = l.match(l.filtered(), b)
 		cctx = b.ctx(ctx)
 	}
 	if err := s.scanList(cctx, collect.Column(l.id).Limit(searchCollect+1), &all); err != nil {
