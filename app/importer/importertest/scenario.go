@@ -391,14 +391,20 @@ type batchMark struct {
 }
 
 // rates are rows per second over the first, middle and last tenth of the batches.
-// (by the clock and by this process's CPU time).
+// (by the clock and by this process's CPU time). Each tenth is an even number of batches
+// and the middle one starts after an even number: on PostgreSQL two batches are in flight
+// and commit one just after the other, so a tenth of five batches of a step of fifty held
+// three commits or two, and its rate swung by half with where it began.
 func rates(marks []batchMark) (wall, cpu [3]float64) {
 	n := len(marks) - 1 // intervals
 	if n < 1 {
 		return wall, cpu
 	}
 	w := max(n/10, 1)
-	for i, from := range []int{0, (n - w) / 2, n - w} {
+	if w%2 == 1 && w < n {
+		w++
+	}
+	for i, from := range []int{0, ((n - w) / 2) &^ 1, n - w} {
 		a, b := marks[from], marks[from+w]
 		if d := b.at.Sub(a.at).Seconds(); d > 0 {
 			wall[i] = float64(b.done-a.done) / d
