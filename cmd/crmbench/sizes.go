@@ -86,7 +86,9 @@ func (b *bench) sizes(ctx context.Context) error {
 // pgFreePages is the bytes of the database's pages its free space map records as wholly
 // free: what vacuum found empty in a table or index, kept for that relation to reuse (as
 // SQLite's free pages are kept for the file). A page counts when its recorded free space is
-// the map's highest class (a block less 32 bytes), the one a freed page is given.
+// the map's highest class (a block less 32 bytes), the one a freed page is given. The
+// cluster's shared catalogs (roles, databases, their dependencies) are left out: they are
+// not this database's, and they free pages whenever other databases and roles come and go.
 // It needs pg_freespacemap, which it creates when missing (as the database's owner).
 func pgFreePages(ctx context.Context, db *sql.DB) (int64, error) {
 	if _, err := db.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_freespacemap"); err != nil {
@@ -96,7 +98,7 @@ func pgFreePages(ctx context.Context, db *sql.DB) (int64, error) {
 	err := db.QueryRowContext(ctx, `SELECT coalesce(sum(f.pages), 0) * current_setting('block_size')::bigint
 		FROM pg_class AS c, LATERAL (SELECT count(*) AS pages FROM pg_freespace(c.oid)
 			WHERE avail >= current_setting('block_size')::int - 32) AS f
-		WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relpersistence = 'p'`).Scan(&free)
+		WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relpersistence = 'p' AND NOT c.relisshared`).Scan(&free)
 	return free, err
 }
 

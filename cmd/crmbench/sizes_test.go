@@ -23,12 +23,16 @@ func TestPGFreePagesCountsWhatVacuumFreed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	t.Cleanup(func() { _ = admin.Close() }) // after the drop below: cleanups run last first
 	name := fmt.Sprintf("crmbench_free_%d_%d", os.Getpid(), time.Now().UnixNano())
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = admin.ExecContext(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)") })
+	t.Cleanup(func() {
+		if _, err := admin.ExecContext(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop the test's database: %v", err)
+		}
+	})
 	u, err := url.Parse(server)
 	if err != nil {
 		t.Fatal(err)
