@@ -97,7 +97,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		}
 		// WAL for concurrent readers, FULL sync so an acknowledged write survives a crash,
 		// IMMEDIATE transactions so two writers queue instead of failing to upgrade a lock;
-		// a WAL file cut back to 64 MB when it restarts (an import lets it grow to 200 MB
+		// a WAL file cut back to 64 MB when it restarts (an import lets it grow to 1.6 GB
 		// between checkpoints: importTx).
 		//
 		// And the file read through a memory map (mmap_size, its first 4 GB): a page that

@@ -36,6 +36,16 @@ const MaxImportBatch = 5000
 // a third of an insert (migration 20261130100000_staged_counts).
 var pgImportSettings = []string{"SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"}
 
+// sqliteBatchPragmas are the settings of an import batch's SQLite connection (importTx),
+// and whether each is put back after the batch (the cache and the temporary store stay).
+var sqliteBatchPragmas = []struct {
+	name, value string
+	restored    bool
+}{
+	{"synchronous", "NORMAL", true}, {"wal_autocheckpoint", "50000", true}, {"cache_size", "-65536", false},
+	{"temp_store", "FILE", false}, {"mmap_size", "0", true},
+}
+
 // importTx runs one batch of an import or of its undo in a transaction. On SQLite the
 // transaction has a connection of its own, set for a bulk write while it runs:
 //
@@ -111,24 +121,19 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		return err
 	}
 	defer conn.Close()
-	var sync, checkpoint int
-	var mmap int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
-		return err
+	var set, restore []string
+	for _, p := range sqliteBatchPragmas {
+		if p.restored {
+			var was int64
+			if err := conn.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&was); err != nil {
+				return err
+			}
+			restore = append(restore, "PRAGMA "+p.name+" = "+strconv.FormatInt(was, 10))
+		}
+		set = append(set, "PRAGMA "+p.name+" = "+p.value)
 	}
-	if err := conn.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&checkpoint); err != nil {
+	if err := execAll(ctx, conn, set...); err != nil {
 		return err
-	}
-	if err := conn.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&mmap); err != nil {
-		return err
-	}
-	if err := execAll(ctx, conn, "PRAGMA synchronous = NORMAL", "PRAGMA wal_autocheckpoint = 50000",
-		"PRAGMA cache_size = -65536", "PRAGMA temp_store = FILE", "PRAGMA mmap_size = 0"); err != nil {
-		return err
-	}
-	restore := func() error {
-		return execAll(context.WithoutCancel(ctx), conn, "PRAGMA synchronous = "+strconv.Itoa(sync),
-			"PRAGMA wal_autocheckpoint = "+strconv.Itoa(checkpoint), "PRAGMA mmap_size = "+strconv.FormatInt(mmap, 10))
 	}
 	automerge := fmt.Sprintf("INSERT INTO %s (%[1]s, rank) VALUES ('automerge', ?)", e.searchIndex())
 	err = conn.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
@@ -149,7 +154,7 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		_, err := tx.ExecContext(ctx, automerge, ftsAutomerge)
 		return err
 	})
-	if rerr := restore(); rerr != nil {
+	if rerr := execAll(context.WithoutCancel(ctx), conn, restore...); rerr != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // closed: no connection left NORMAL in the pool
 		if err == nil {
 			err = rerr
