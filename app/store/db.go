@@ -43,6 +43,9 @@ type DB struct {
 	// samples are the trigrams of each tenant's newest search texts, counted a moment ago
 	// (search_sample.go).
 	samples *trigramSamples
+	// backfill copies SQLite's write-ahead log into the file in the background
+	// (wal_backfill.go); nil on PostgreSQL.
+	backfill *walBackfill
 }
 
 // StatementCacheCapacity is how many prepared reads each PostgreSQL connection keeps, the
@@ -121,7 +124,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		sqldb := sql.OpenDB(connector)
 		sqldb.SetMaxOpenConns(8)
 		sqldb.SetMaxIdleConns(8)
-		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite}
+		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}}
 	}
 	db.callers = newCallerCache()
 	db.estimates = newEstimateCache()
@@ -170,7 +173,10 @@ func createSQLite(ctx context.Context, path string) error {
 func (db *DB) Ping(ctx context.Context) error { return db.bun.PingContext(ctx) }
 
 // Close releases the connections.
-func (db *DB) Close() error { return db.bun.Close() }
+func (db *DB) Close() error {
+	db.backfill.close()
+	return db.bun.Close()
+}
 
 // Migrate applies every pending migration of this dialect and returns the names applied.
 // Running it twice is a no-op; on PostgreSQL an advisory lock keeps two starts from racing.

@@ -13,6 +13,14 @@ import (
 // ftsAutomerge is FTS5's default automerge: a level's segments are merged once 4 pile up.
 const ftsAutomerge = 4
 
+// ftsCrisisMerge is FTS5's default crisismerge: with automerge off, a level's segments are
+// merged all at once when 16 pile up. importCrisisMerge is what an import batch sets
+// instead (importTx).
+const (
+	ftsCrisisMerge    = 16
+	importCrisisMerge = 64
+)
+
 // MaxImportBatch is the most rows one batch of an import, or of its undo, may carry.
 const MaxImportBatch = 5000
 
@@ -65,6 +73,14 @@ var sqliteBatchPragmas = []struct {
 //     100,000 rows took 5-9 % longer (in process, the same hour: 14.3 / 20.9 / 21.0 /
 //     17.5 s against 13.9 / 19.4 / 19.9 / 16.0 s). The WAL file is cut back to 64 MB when
 //     it next restarts (journal_size_limit, set in Open).
+//
+//     That checkpoint is now a backstop: after each batch's commit the log is copied into
+//     the file in the background, on a connection of its own (walBackfill), while the next
+//     batch runs on the core the one writer leaves idle. Before, the whole 1.6 GB was
+//     copied inside the commit of whichever batch crossed the threshold, one batch of fifty
+//     taking a second instead of a quarter: the end of an undo of 100,000 creates ran at
+//     4,900-5,400 rows/s against 7,200-7,900 at its start; in the background, 6,700-9,100
+//     (docs/PERFORMANCE.md, "Fortieth round").
 //   - a page cache of 64 MB (the default is 2 MB): a file in no particular order inserts
 //     into each index at random places, and with the tenant's indexes past the cache every
 //     batch read its pages again, more of them the larger the table — the rate fell from
@@ -92,12 +108,16 @@ var sqliteBatchPragmas = []struct {
 // And the search index of e (FTS5) is not merged while the batch writes: its automerge is
 // 0 inside the transaction and back to FTS5's default before the commit, so no other
 // writer ever sees it off (a batch that fails takes both back). A batch's search entries
-// still go to disk as a segment of their own; FTS5 merges a level's segments only when 16
-// pile up (its crisis merge), and the runner tidies the index into one segment after a large
-// import or undo (TidySearchIndex), which is where the merging of what the batches wrote
-// happens once. With the default, each batch also merged the segments of the batches before
-// it four at a time, every entry rewritten again at each level: 9 % of the CPU of an import
-// cycle of 100,000 rows, work the tidy then did over.
+// still go to disk as a segment of their own, and the runner tidies the index into one
+// segment after a large import or undo (TidySearchIndex), which is where the merging of
+// what the batches wrote happens once. With the default automerge, each batch also merged
+// the segments of the batches before it four at a time, every entry rewritten again at
+// each level: 9 % of the CPU of an import cycle of 100,000 rows, work the tidy then did
+// over. For the same reason FTS5's crisis merge, which merges a level's segments at once
+// when 16 pile up even with automerge off, waits inside a batch for importCrisisMerge (64):
+// at 16, every sixteenth batch of an import of 100,000 rows took 0.4 s instead of 0.2 s
+// merging what the tidy merges again. 64 segments of a batch each leave a search during a
+// large import at most 64 lookups a term to make, far from FTS5's limit of 2,000 segments.
 func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error) error {
 	if s.inTx() {
 		return fn(s)
@@ -135,11 +155,12 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 	if err := execAll(ctx, conn, set...); err != nil {
 		return err
 	}
-	automerge := fmt.Sprintf("INSERT INTO %s (%[1]s, rank) VALUES ('automerge', ?)", e.searchIndex())
+	// Both settings in one statement, FTS5's way of setting them: rows of its own table.
+	merges := fmt.Sprintf("INSERT INTO %s (%[1]s, rank) VALUES ('automerge', ?), ('crisismerge', ?)", e.searchIndex())
 	err = conn.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
 		inner := s
 		inner.idb = newTenantIDB(tx, s.TenantID)
-		if _, err := tx.ExecContext(ctx, automerge, 0); err != nil {
+		if _, err := tx.ExecContext(ctx, merges, 0, importCrisisMerge); err != nil {
 			return err
 		}
 		if err := inner.stageCounts(ctx); err != nil {
@@ -151,9 +172,12 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		if err := inner.flushCounts(ctx); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, automerge, ftsAutomerge)
+		_, err := tx.ExecContext(ctx, merges, ftsAutomerge, ftsCrisisMerge)
 		return err
 	})
+	if err == nil {
+		s.db.backfill.soon()
+	}
 	if rerr := execAll(context.WithoutCancel(ctx), conn, restore...); rerr != nil {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // closed: no connection left NORMAL in the pool
 		if err == nil {

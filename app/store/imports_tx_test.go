@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -265,11 +266,11 @@ func openPostgresImportTestDB(t *testing.T) (*DB, Scope) {
 }
 
 // An import batch on SQLite leaves the merging of its search entries to the tidy after the
-// import: FTS5's automerge is off inside the batch's transaction, and back at its default
-// once the batch is over, for every other writer — after the batches of an import and of
-// its undo, and after a batch that failed (runItems and undoWithTakeover end with a stopped
-// runner's refused batch). What the batches wrote is found, and what the undo took back
-// is not.
+// import: inside the batch's transaction FTS5's automerge is off and its crisis merge waits
+// for importCrisisMerge segments, and both are back at their defaults once the batch is
+// over, for every other writer — after the batches of an import and of its undo, and after
+// a batch that failed (runItems and undoWithTakeover end with a stopped runner's refused
+// batch). What the batches wrote is found, and what the undo took back is not.
 func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -277,23 +278,27 @@ func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
 	if err := s.SeedLeads(ctx, 50, nil); err != nil {
 		t.Fatal(err)
 	}
-	const read = "SELECT v FROM leads_fts_config WHERE k = 'automerge'"
-	automerge := func() int {
+	// FTS5 keeps a setting in its config table once it is set; unset, it is the default.
+	const read = "SELECT coalesce((SELECT v FROM leads_fts_config WHERE k = 'automerge'), 4), " +
+		"coalesce((SELECT v FROM leads_fts_config WHERE k = 'crisismerge'), 16)"
+	type merges struct{ auto, crisis int }
+	outside := merges{ftsAutomerge, ftsCrisisMerge}
+	settings := func() merges {
 		t.Helper()
-		var v int
-		if err := db.bun.QueryRowContext(ctx, read).Scan(&v); err != nil {
+		var m merges
+		if err := db.bun.QueryRowContext(ctx, read).Scan(&m.auto, &m.crisis); err != nil {
 			t.Fatal(err)
 		}
-		return v
+		return m
 	}
-	inside := -1
+	var inside merges
 	if err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
-		return tx.idb.NewRaw(read).Scan(ctx, &inside)
-	}); err != nil || inside != 0 {
-		t.Fatalf("automerge inside a batch: %d (%v), want 0", inside, err)
+		return tx.idb.QueryRowContext(ctx, read).Scan(&inside.auto, &inside.crisis)
+	}); err != nil || inside != (merges{0, importCrisisMerge}) {
+		t.Fatalf("merges inside a batch: %+v (%v), want automerge 0 and crisis merge %d", inside, err, importCrisisMerge)
 	}
-	if v := automerge(); v != ftsAutomerge {
-		t.Errorf("automerge after a batch: %d, want %d", v, ftsAutomerge)
+	if m := settings(); m != outside {
+		t.Errorf("merges after a batch: %+v, want %+v", m, outside)
 	}
 	const batches, rows = 5, 20
 	items := leadItems("Merge Later", numbered("merge", batches*rows)...)
@@ -306,18 +311,57 @@ func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
 		return n
 	}
 	im := runItems(t, db, s, EntityLead, ModeCreate, MatchEmail, items, rows)
-	if v := automerge(); v != ftsAutomerge {
-		t.Errorf("automerge after the import: %d, want %d", v, ftsAutomerge)
+	if m := settings(); m != outside {
+		t.Errorf("merges after the import: %+v, want %+v", m, outside)
 	}
 	if n := found(); n != batches*rows {
 		t.Errorf("imported leads found by search: %d, want %d", n, batches*rows)
 	}
 	undoWithTakeover(t, db, s, im.ID, rows)
-	if v := automerge(); v != ftsAutomerge {
-		t.Errorf("automerge after the undo: %d, want %d", v, ftsAutomerge)
+	if m := settings(); m != outside {
+		t.Errorf("merges after the undo: %+v, want %+v", m, outside)
 	}
 	if n := found(); n != 0 {
 		t.Errorf("undone leads still found by search: %d", n)
+	}
+}
+
+// An import batch on SQLite has the write-ahead log copied into the database file in the
+// background once it has committed, with no write after it to set off SQLite's own
+// checkpoint (and the batch's far from its wal_autocheckpoint): the frames the log holds
+// after the batch all reach the file. The log's own header says how far the copy has come:
+// the -shm file holds the number of frames in the log and the number copied.
+func TestImportBatchHasTheLogCopiedInTheBackground(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, s, _, _ := openImportTestDB(t, SQLite)
+	var path string
+	if err := db.bun.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&path); err != nil {
+		t.Fatal(err)
+	}
+	progress := func() (frames, copied uint32) {
+		t.Helper()
+		shm, err := os.ReadFile(path + "-shm")
+		if err != nil || len(shm) < 100 {
+			t.Fatalf("read the log's index: %d bytes, %v", len(shm), err)
+		}
+		// the index header's mxFrame, then the checkpoint's nBackfill (SQLite's wal.c)
+		return binary.NativeEndian.Uint32(shm[16:]), binary.NativeEndian.Uint32(shm[96:])
+	}
+	items := leadItems("Copied Later", numbered("copied", 200)...)
+	im := claimedImport(t, db, s, EntityLead, ModeCreate, MatchEmail, len(items), "only")
+	if _, err := s.ApplyImportBatch(ctx, im, items, len(items)); err != nil { // the last write
+		t.Fatal(err)
+	}
+	frames, copied := progress()
+	if frames == 0 {
+		t.Fatal("the batch wrote nothing to the log")
+	}
+	for deadline := time.Now().Add(30 * time.Second); copied < frames; frames, copied = progress() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the log's %d frames copied into the file", copied, frames)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
