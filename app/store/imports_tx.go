@@ -72,14 +72,13 @@ var sqliteBatchPragmas = []struct {
 //     synced, once per checkpoint rather than once per batch. With 10,000 the import of
 //     100,000 rows took 5-9 % longer (in process, the same hour: 14.3 / 20.9 / 21.0 /
 //     17.5 s against 13.9 / 19.4 / 19.9 / 16.0 s). The WAL file is cut back to 64 MB when
-//     it next restarts (journal_size_limit, set in Open).
-//
-//     That checkpoint is now a backstop: after each batch's commit the log is copied into
-//     the file in the background, on a connection of its own (walBackfill), while the next
-//     batch runs on the core the one writer leaves idle. Before, the whole 1.6 GB was
-//     copied inside the commit of whichever batch crossed the threshold, one batch of fifty
-//     taking a second instead of a quarter: the end of an undo of 100,000 creates ran at
-//     4,900-5,400 rows/s against 7,200-7,900 at its start; in the background, 6,700-9,100
+//     it next restarts (journal_size_limit, set in Open). That checkpoint is now a
+//     backstop: after each batch's commit the log is copied into the file in the
+//     background, on a connection of its own (walBackfill), while the next batch runs on
+//     the core the one writer leaves idle. Before, the whole 1.6 GB was copied inside the
+//     commit of whichever batch crossed the threshold, one batch of fifty taking a second
+//     instead of a quarter: the end of an undo of 100,000 creates ran at 4,900-5,400
+//     rows/s against 7,200-7,900 at its start; in the background, 6,700-9,100
 //     (docs/PERFORMANCE.md, "Fortieth round").
 //   - a page cache of 64 MB (the default is 2 MB): a file in no particular order inserts
 //     into each index at random places, and with the tenant's indexes past the cache every
