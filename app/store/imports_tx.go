@@ -114,9 +114,10 @@ var sqliteBatchPragmas = []struct {
 // each level: 9 % of the CPU of an import cycle of 100,000 rows, work the tidy then did
 // over. For the same reason FTS5's crisis merge, which merges a level's segments at once
 // when 16 pile up even with automerge off, waits inside a batch for importCrisisMerge (64):
-// at 16, every sixteenth batch of an import of 100,000 rows took 0.4 s instead of 0.2 s
-// merging what the tidy merges again. 64 segments of a batch each leave a search during a
-// large import at most 64 lookups a term to make, far from FTS5's limit of 2,000 segments.
+// at 16, every sixteenth batch of an import of 100,000 rows took 0.42-0.54 s instead of
+// 0.2-0.3 s, merging what the tidy merges again. 64 segments of a batch each leave a search
+// during a large import at most 64 lookups a term to make, far from FTS5's limit of 2,000
+// segments.
 func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error) error {
 	if s.inTx() {
 		return fn(s)
