@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -498,5 +499,39 @@ func TestSQLiteReadsThroughAMap(t *testing.T) {
 		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&got); err != nil || got != size {
 			t.Errorf("connection %d: mmap_size %d after a batch (%v)", i, got, err)
 		}
+	}
+}
+
+// An import's file is stored compressed with lz4 on a PostgreSQL server built with it
+// (migration 20261130200000_import_files_lz4: written and read back two to three times
+// faster than with pglz, and smaller), and reads back as it was uploaded.
+func TestImportFileStoredWithLZ4(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, s := openPostgresImportTestDB(t)
+	var lz4 bool
+	if err := db.bun.QueryRowContext(ctx, "SELECT 'lz4' = ANY (enumvals) FROM pg_settings WHERE name = 'default_toast_compression'").Scan(&lz4); err != nil {
+		t.Fatal(err)
+	}
+	if !lz4 {
+		t.Skip("this PostgreSQL server was built without lz4")
+	}
+	content := []byte("Name,Email\n" + strings.Repeat("Ana Lima,ana@x.test\n", 5000)) // compressible, past the 2 KB TOAST threshold
+	im, err := s.CreateImport(ctx, NewImport{Entity: EntityLead, FileName: "big.csv", Content: content, Delimiter: ",",
+		Encoding: "utf-8", Header: []string{"Name", "Email"}, TotalRows: 5000, Mapping: []string{"", ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var method string
+	if err := s.idb.NewRaw("SELECT coalesce(pg_column_compression(content), 'none') FROM import_files WHERE tenant_id = ? AND import_id = ?",
+		s.TenantID, im.ID).Scan(ctx, &method); err != nil {
+		t.Fatal(err)
+	}
+	if method != "lz4" {
+		t.Errorf("the import's file is stored with %s, want lz4", method)
+	}
+	got, err := s.ImportContent(ctx, im.ID)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("read back %d bytes of %d (%v)", len(got), len(content), err)
 	}
 }
