@@ -78,7 +78,7 @@ var sqliteBatchPragmas = []struct {
 //     the core the one writer leaves idle. Before, the whole 1.6 GB was copied inside the
 //     commit of whichever batch crossed the threshold, one batch of fifty taking a second
 //     instead of a quarter: the end of an undo of 100,000 creates ran at 4,900-5,400
-//     rows/s against 7,200-7,900 at its start; in the background, 6,700-9,100
+//     rows/s against 7,200-7,900 at its start; in the background, 6,700-9,800
 //     (docs/PERFORMANCE.md, "Fortieth round").
 //   - a page cache of 64 MB (the default is 2 MB): a file in no particular order inserts
 //     into each index at random places, and with the tenant's indexes past the cache every
