@@ -280,8 +280,8 @@ func TestImportBatchLeavesSearchMergesToTheTidy(t *testing.T) {
 		t.Fatal(err)
 	}
 	// FTS5 keeps a setting in its config table once it is set; unset, it is the default.
-	const read = "SELECT coalesce((SELECT v FROM leads_fts_config WHERE k = 'automerge'), 4), " +
-		"coalesce((SELECT v FROM leads_fts_config WHERE k = 'crisismerge'), 16)"
+	read := fmt.Sprintf("SELECT coalesce((SELECT v FROM leads_fts_config WHERE k = 'automerge'), %d), "+
+		"coalesce((SELECT v FROM leads_fts_config WHERE k = 'crisismerge'), %d)", ftsAutomerge, ftsCrisisMerge)
 	type merges struct{ auto, crisis int }
 	outside := merges{ftsAutomerge, ftsCrisisMerge}
 	settings := func() merges {
