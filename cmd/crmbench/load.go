@@ -240,9 +240,13 @@ func (b *bench) mixed(ctx context.Context) error {
 	name := fmt.Sprintf("mixed list/search/view, %d tenant(s)", len(b.callers))
 	b.warmUp(ctx, name)
 	clock, why := b.startStatementClock(ctx)
+	profiled := b.profileServer(ctx, b.c.mixed)
 	r := b.load(ctx, name, b.mixPicker(5), b.c.mixRate, b.c.mixed, 0.99, mixedBudget, true)
 	b.mixedMeasured = true
 	b.statementBreakdown(ctx, clock, why)
+	if err := profiled(); err != nil {
+		return err
+	}
 	if held(*r.st, b.c.mixRate) {
 		b.mixedHeld = b.c.mixRate
 	}

@@ -84,6 +84,7 @@ type config struct {
 	step         time.Duration // length of each of those loads
 	importRows   int           // rows of the CSV import measurement (0: none)
 	cpuProfile   string        // where to write this process's CPU profile (the import runs in it)
+	serverProf   string        // where to write the server's CPU profile over the mixed load ("": none)
 	cases        map[string]bool
 }
 
@@ -169,6 +170,8 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.DurationVar(&c.step, "step", 15*time.Second, "length of each load of that search")
 	fs.IntVar(&c.importRows, "import-rows", importRows, "rows of the CSV import measurement (0: skip it)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this process's CPU profile to the file (the import runs in this process)")
+	fs.StringVar(&c.serverProf, "server-profile", "",
+		"write the server's CPU profile over the steady mixed load to `PREFIX`-<engine>.pprof (just pgo merges them into cmd/crm's build profile)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -312,7 +315,7 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 		}
 		env = []string{"DATABASE_URL=" + appURL, "MIGRATE_DATABASE_URL=" + dbURL}
 	}
-	srv, err := startServer(ctx, c.crm, env, out)
+	srv, err := startServer(ctx, c.crm, env, c.serverProf != "", out)
 	if err != nil {
 		return nil, err
 	}
@@ -497,9 +500,14 @@ func appRoleURL(ctx context.Context, ownerURL string) (string, error) {
 	return u.String(), nil
 }
 
-func startServer(ctx context.Context, crm string, env []string, out io.Writer) (*server, error) {
-	// --metrics-addr: the request histograms (statements per request) on an address of their own.
-	cmd := exec.Command(crm, "serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0")
+func startServer(ctx context.Context, crm string, env []string, profiles bool, out io.Writer) (*server, error) {
+	// --metrics-addr: the request histograms (statements per request) on an address of their
+	// own, and Go's profiles there too when asked for.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}
+	if profiles {
+		args = append(args, "--pprof")
+	}
+	cmd := exec.Command(crm, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
