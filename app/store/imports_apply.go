@@ -102,10 +102,8 @@ func (s Scope) ApplyImportBatchInTurn(ctx context.Context, im *Import, items []I
 		for _, r := range rows {
 			counts.add(r.Outcome)
 		}
-		if len(rows) > 0 {
-			if _, err := tx.Insert(&rows).Returning("NULL").Exec(ctx); err != nil {
-				return err
-			}
+		if err := tx.insertImportRows(ctx, rows); err != nil {
+			return err
 		}
 		if err := turn.wait(); err != nil {
 			return err
@@ -326,7 +324,7 @@ func (a *batchApplier[R]) flush(ctx context.Context) error {
 		}
 		entries = append(entries, AuditEntry{ActorUserID: actor, Entity: a.ad.entity.Name, EntityID: *f.id, Action: "create", After: js})
 	}
-	if _, err := a.tx.Insert(&entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
+	if err := a.tx.insertJourney(ctx, entries); err != nil {
 		return err
 	}
 	for i, at := range a.pendingRows {

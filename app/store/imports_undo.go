@@ -306,12 +306,7 @@ func (u *batchUndo[R]) write(ctx context.Context) error {
 		}
 	}
 	entries := slices.Concat(u.restores, deletes, u.undoneRows)
-	if len(entries) > 0 {
-		if _, err := tx.Insert(&entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
-			return err
-		}
-	}
-	return nil
+	return tx.insertJourney(ctx, entries)
 }
 
 // restoreCommon gives dst the contact block of src.

@@ -56,7 +56,7 @@ func (a *batchApplier[R]) writeUpdates(ctx context.Context) error {
 	if err := a.tx.updateByID(ctx, a.ad.entity, recs); err != nil {
 		return err
 	}
-	if _, err := a.tx.Insert(&a.entries).Returning("NULL").Exec(ctx); err != nil { // nothing reads their ids back
+	if err := a.tx.insertJourney(ctx, a.entries); err != nil {
 		return err
 	}
 	clear(a.updated)

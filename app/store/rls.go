@@ -123,9 +123,15 @@ func (c *rlsConn) ensure(ctx context.Context) error {
 	return nil
 }
 
+// ExecContext prepares a write whose values come apart from its text once a connection:
+// bun writes every value of its own statements into their text, so a write with values
+// apart is one written to repeat (insert_apart.go).
 func (c *rlsConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if err := c.ensure(ctx); err != nil {
 		return nil, err
+	}
+	if len(args) > 0 {
+		args = append([]driver.NamedValue{prepareKept}, args...)
 	}
 	return c.Conn.ExecContext(ctx, query, args)
 }
@@ -257,6 +263,9 @@ func (c tenantConn) QueryContext(ctx context.Context, query string, args ...any)
 }
 
 func (c tenantConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if len(args) == 0 {
+		args = BoundArgs(ctx)
+	}
 	return c.raw.ExecContext(withTenant(ctx, c.tenantID), query, args...)
 }
 
