@@ -19,7 +19,9 @@ import (
 // before is run as a statement each connection prepares once and keeps (pgx's statement
 // cache, StatementCacheCapacity a connection), so PostgreSQL plans it once a connection;
 // a text seen for the first time runs as before, in one round trip, and prepares nothing
-// (a lead view by a new id, an import batch's lookups). Only reads are kept (cacheable).
+// (a lead view by a new id, an import batch's lookups). Only reads are kept (cacheable),
+// and the writes whose values come apart from their text, written to repeat
+// (rlsConn.ExecContext, insert_apart.go).
 
 // seenTextsMax bounds the texts remembered; past it the memory starts again.
 const seenTextsMax = 1 << 14
