@@ -79,14 +79,9 @@ func insertApart[T any](ctx context.Context, s Scope, rows []T, query string, co
 	if err != nil {
 		return err
 	}
-	return s.execApart(ctx, query, append([]any{s.TenantID}, arrays...)...)
-}
-
-// execApart runs a statement whose text names its values $1…$n, with args as their values,
-// on the scope's connection through bun (so the query hooks see it); the connection sends
-// them apart from the text (withBound, tenantConn) and, its text being the same for every
-// call, prepares it once.
-func (s Scope) execApart(ctx context.Context, query string, args ...any) error {
-	_, err := s.idb.NewRaw(query).Exec(withBound(ctx, args...))
+	// Through bun, so the query hooks see it; the connection sends the values apart from
+	// the text (withBound, tenantConn) and, the text being the same every time, prepares it
+	// once (rlsConn.ExecContext).
+	_, err = s.idb.NewRaw(query).Exec(withBound(ctx, append([]any{s.TenantID}, arrays...)...))
 	return err
 }

@@ -13,9 +13,9 @@ import (
 
 // profileServer starts taking the server's CPU profile over the next d, from Go's profiles
 // on its metrics address (the server runs with --pprof when --server-profile is set), and
-// returns what waits for it and writes it to --server-profile's PREFIX-<engine>.pprof. The
-// profile of the steady mixed load is what `just pgo` builds the server with: the requests
-// a server spends its CPU on, in their proportions.
+// returns what waits for it and writes it to --server-profile's PREFIX-<engine>.pprof: where
+// a server's CPU goes under the requests of the mixed load, in their proportions (read it
+// with go tool pprof bin/crm PREFIX-<engine>.pprof).
 func (b *bench) profileServer(ctx context.Context, d time.Duration) (wait func() error) {
 	if b.c.serverProf == "" {
 		return func() error { return nil }
