@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -46,6 +47,9 @@ type DB struct {
 	// backfill copies SQLite's write-ahead log into the file in the background
 	// (wal_backfill.go); nil on PostgreSQL.
 	backfill *walBackfill
+	// apart are PostgreSQL's inserts with their values apart, by table (insert_apart.go):
+	// a model's table is the same in every tenant and does not change while the process runs.
+	apart sync.Map
 }
 
 // StatementCacheCapacity is how many prepared reads each PostgreSQL connection keeps, the

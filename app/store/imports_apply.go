@@ -300,7 +300,7 @@ func (a *batchApplier[R]) flush(ctx context.Context) error {
 		return nil
 	}
 	var ret []insertReturn
-	if err := a.tx.Insert(&a.pending).Returning("id, created_at, updated_at").Scan(ctx, &ret); err != nil {
+	if err := insertApart(ctx, a.tx, a.pending, "id, created_at, updated_at", &ret); err != nil {
 		return err
 	}
 	if len(ret) != n {
