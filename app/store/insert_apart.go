@@ -127,13 +127,14 @@ func arrayType(f *schema.Field, column string) (apartArray, string) {
 	return textArray, "text[]"
 }
 
-// isValuer says whether a field of type t writes its own value, as bun asks.
+// isValuer says whether a field of type t (or *t) writes its own value, as bun asks.
 func isValuer(t reflect.Type) bool {
 	return t.Implements(reflect.TypeFor[driver.Valuer]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[driver.Valuer]())
 }
 
-// catalogColumn is a column as PostgreSQL's catalog has it: its type and its default
-// expression ("" for none).
+// catalogColumn is a column as PostgreSQL's catalog has it: its type, without a length or
+// precision (an explicit cast to varchar(n) would cut a long value where the insert's own
+// assignment refuses it, as it refuses bun's), and its default expression ("" for none).
 type catalogColumn struct {
 	Name    string `bun:"name"`
 	Type    string `bun:"type"`
@@ -151,7 +152,7 @@ func (db *DB) apartStatement(ctx context.Context, s Scope, typ reflect.Type) (*a
 		return st.(*apartInsert), nil
 	}
 	var cols []catalogColumn
-	if err := s.idb.NewRaw(`SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
+	if err := s.idb.NewRaw(`SELECT a.attname AS name, format_type(a.atttypid, NULL) AS type,
 COALESCE(pg_get_expr(d.adbin, d.adrelid), '') AS def
 FROM pg_attribute AS a LEFT JOIN pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
 WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped`, table.Name).Scan(ctx, &cols); err != nil {
@@ -175,7 +176,7 @@ WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped`, table.N
 			continue
 		}
 		array, arrayType := arrayType(f, c.Type)
-		st.columns = append(st.columns, apartColumn{field: f, array: array, valuer: isValuer(f.IndirectType) || isValuer(f.StructField.Type)})
+		st.columns = append(st.columns, apartColumn{field: f, array: array, valuer: isValuer(f.IndirectType)})
 		v := fmt.Sprintf("CAST(v.%s AS %s)", f.SQLName, c.Type)
 		if c.Default != "" { // what bun writes as DEFAULT comes as NULL
 			v = fmt.Sprintf("COALESCE(%s, %s)", v, c.Default)
