@@ -110,10 +110,11 @@ const (
 	boolArray
 )
 
-// arrayType is the array a field's values go in for a column of the catalog's type.
-func arrayType(f *schema.Field, column string) (apartArray, string) {
+// arrayType is the array a field's values go in for a column of the catalog's type (a
+// field whose type writes its own value goes as text).
+func arrayType(f *schema.Field, valuer bool, column string) (apartArray, string) {
 	t := f.IndirectType
-	if isValuer(t) {
+	if valuer {
 		return textArray, "text[]"
 	}
 	switch {
@@ -175,8 +176,9 @@ WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped`, table.N
 			names, selects = append(names, string(f.SQLName)), append(selects, "$1::bigint")
 			continue
 		}
-		array, arrayType := arrayType(f, c.Type)
-		st.columns = append(st.columns, apartColumn{field: f, array: array, valuer: isValuer(f.IndirectType)})
+		valuer := isValuer(f.IndirectType)
+		array, arrayType := arrayType(f, valuer, c.Type)
+		st.columns = append(st.columns, apartColumn{field: f, array: array, valuer: valuer})
 		v := fmt.Sprintf("CAST(v.%s AS %s)", f.SQLName, c.Type)
 		if c.Default != "" { // what bun writes as DEFAULT comes as NULL
 			v = fmt.Sprintf("COALESCE(%s, %s)", v, c.Default)
@@ -225,15 +227,15 @@ func apartArrays[T any](st *apartInsert, rows []T) ([]any, error) {
 			case boolArray:
 				args[i].(pgtype.FlatArray[pgtype.Bool])[r] = pgtype.Bool{Bool: fv.Bool(), Valid: true}
 			default:
+				var text string
+				var ok bool
+				var err error
 				if fv.Kind() == reflect.String && !c.valuer { // most columns: no Interface, no allocation
-					text, err := sanitized(fv.String())
-					if err != nil {
-						return nil, fmt.Errorf("store: column %s: %w", f.Name, err)
-					}
-					args[i].(pgtype.FlatArray[pgtype.Text])[r] = pgtype.Text{String: text, Valid: true}
-					continue
+					text, err = sanitized(fv.String())
+					ok = err == nil
+				} else {
+					text, ok, err = columnText(fv)
 				}
-				text, ok, err := columnText(fv)
 				if err != nil {
 					return nil, fmt.Errorf("store: column %s: %w", f.Name, err)
 				}
