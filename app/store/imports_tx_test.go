@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 )
 
@@ -192,32 +193,87 @@ func probesEach(t *testing.T, s Scope, n int, state string) {
 			recs[i].columns = append(recs[i].columns, columnValue{"owner_id", (*int64)(nil)})
 		}
 	}
-	update := s.updateStatements(LeadEntity, recs)
+	update, err := s.updateStatements(LeadEntity, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(update) != 1 {
 		t.Fatalf("%s: %d statements for a batch of %d records", state, len(update), len(recs))
 	}
 	var found []Lead
 	for name, st := range map[string]rawStatement{
 		"update":     update[0],
-		"key lookup": {keysQuery(s, LeadEntity, &found, "l.company_email", emails).String(), nil},
-		"read by id": {s.reachBatch(LeadEntity, &found).Where("l.id IN (?)", bun.In(ids)).String(), nil},
-		"delete":     {s.batchDelete((*Lead)(nil)).Where("l.id IN (?)", bun.In(ids)).String(), nil},
+		"key lookup": {keysQuery(s, LeadEntity, &found, "l.company_email", emails).String(), nil, nil},
+		"read by id": {s.reachBatch(LeadEntity, &found).Where("l.id IN (?)", bun.In(ids)).String(), nil, nil},
+		"delete":     {s.batchDelete((*Lead)(nil)).Where("l.id IN (?)", bun.In(ids)).String(), nil, nil},
 	} {
-		var plan []byte
-		errRollback := errors.New("rolled back")
-		err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
-			if err := tx.idb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+st.query, st.args...).Scan(ctx, &plan); err != nil {
-				return err
-			}
-			return errRollback
-		})
-		if !errors.Is(err, errRollback) {
-			t.Fatalf("%s, %s: %v", state, name, err)
+		plans := map[string]func(tx Scope) ([]byte, error){
+			"": func(tx Scope) (plan []byte, err error) {
+				err = tx.idb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+st.query, st.args...).Scan(st.ctx(ctx), &plan)
+				return plan, err
+			},
 		}
-		if read, probed := leadsRead(t, plan); !probed || read > float64(len(batch)) {
-			t.Errorf("%s, %s read %.0f leads for %d records:\n%s", state, name, read, len(batch), plan)
+		if len(st.bound) > 0 {
+			// A statement with values apart is prepared once a connection, and PostgreSQL may
+			// plan it once for every value after its fifth run: that plan must probe too.
+			plans[", generic plan"] = func(tx Scope) (plan []byte, err error) {
+				params := make([]string, len(st.bound))
+				for i, v := range st.bound {
+					params[i] = arrayLiteral(t, v)
+				}
+				if _, err := tx.idb.NewRaw("PREPARE probes_each AS "+st.query, st.args...).Exec(ctx); err != nil {
+					return nil, err
+				}
+				defer tx.idb.NewRaw("DEALLOCATE probes_each").Exec(ctx) //nolint:errcheck // the test fails on the plan if not
+				if _, err := tx.idb.NewRaw("SET LOCAL plan_cache_mode = force_generic_plan").Exec(ctx); err != nil {
+					return nil, err
+				}
+				err = tx.idb.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE probes_each("+strings.Join(params, ", ")+")").Scan(ctx, &plan)
+				return plan, err
+			}
+		}
+		for how, explain := range plans {
+			var plan []byte
+			errRollback := errors.New("rolled back")
+			err := s.importTx(ctx, LeadEntity, func(tx Scope) (err error) {
+				if plan, err = explain(tx); err != nil {
+					return err
+				}
+				return errRollback
+			})
+			if !errors.Is(err, errRollback) {
+				t.Fatalf("%s, %s%s: %v", state, name, how, err)
+			}
+			if read, probed := leadsRead(t, plan); !probed || read > float64(len(batch)) {
+				t.Errorf("%s, %s%s read %.0f leads for %d records:\n%s", state, name, how, read, len(batch), plan)
+			}
 		}
 	}
+}
+
+// arrayLiteral is an array sent apart from a statement's text written as a literal of its
+// type, for EXECUTE, which takes no parameters of its own.
+func arrayLiteral(t *testing.T, v any) string {
+	t.Helper()
+	var oid uint32
+	switch v.(type) {
+	case []int64, pgtype.FlatArray[pgtype.Int8]:
+		oid = pgtype.Int8ArrayOID
+	case []bool:
+		oid = pgtype.BoolArrayOID
+	case pgtype.FlatArray[pgtype.Timestamptz]:
+		oid = pgtype.TimestamptzArrayOID
+	case pgtype.FlatArray[pgtype.Text]:
+		oid = pgtype.TextArrayOID
+	default:
+		t.Fatalf("no literal for a %T", v)
+	}
+	b, err := pgtype.NewMap().Encode(oid, pgtype.TextFormatCode, v, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, _ := pgtype.NewMap().TypeForOID(oid)
+	return "'" + strings.ReplaceAll(string(b), "'", "''") + "'::" + typ.Name
 }
 
 // leadsRead sums the rows an EXPLAIN (ANALYZE, FORMAT JSON) plan read from leads, kept or

@@ -3,12 +3,13 @@ package store
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // update applies a row to the record it matches, in memory: the record as UpdateLead or
@@ -140,28 +141,42 @@ func (ad *importAdapter[R]) columns(a, b *R) []columnValue {
 // good statistics it turned the probe per record into a join filter of every record
 // against every other (150 records: 11,175 comparisons).
 func (s Scope) updateByID(ctx context.Context, e *Entity, recs []changedColumns) error {
-	for _, st := range s.updateStatements(e, recs) {
-		if _, err := s.idb.NewRaw(st.query, st.args...).Exec(ctx); err != nil {
+	sts, err := s.updateStatements(e, recs)
+	if err != nil {
+		return err
+	}
+	for _, st := range sts {
+		if _, err := s.idb.NewRaw(st.query, st.args...).Exec(st.ctx(ctx)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// rawStatement is a statement's text with bun's ? placeholders, and their values.
+// rawStatement is a statement's text with bun's ? placeholders, and their values, which
+// bun writes into the text; and the values of its $1…$n, sent apart from it (withBound).
 type rawStatement struct {
 	query string
 	args  []any
+	bound []any
+}
+
+// ctx is the context to run the statement with: ctx carrying its values sent apart.
+func (st rawStatement) ctx(ctx context.Context) context.Context {
+	if len(st.bound) == 0 {
+		return ctx
+	}
+	return withBound(ctx, st.bound...)
 }
 
 // updateStatements are the statements updateByID runs, in order: on PostgreSQL one for the
 // batch (pgUpdateStatements), on SQLite one per group of records that change the same
 // columns (sqliteUpdateStatements).
-func (s Scope) updateStatements(e *Entity, recs []changedColumns) []rawStatement {
+func (s Scope) updateStatements(e *Entity, recs []changedColumns) ([]rawStatement, error) {
 	if s.Dialect() == Postgres {
 		return s.pgUpdateStatements(e, recs)
 	}
-	return s.sqliteUpdateStatements(e, recs)
+	return s.sqliteUpdateStatements(e, recs), nil
 }
 
 // updateTail is what every update statement ends with: the join on the records' ids, the
@@ -178,14 +193,17 @@ func (s Scope) updateTail(e *Entity, q *strings.Builder, args []any) []any {
 }
 
 // pgUpdateStatements writes every record of the batch with one statement (a chunk of
-// MaxImportBatch records each): the values as one array a column (unnest), so the
-// statement's text is a few dozen arrays whatever its records. A column only some records
+// MaxImportBatch records each): the values as one array a column (unnest), sent apart from
+// the text (withBound), so the text names the columns only and is the same for every batch
+// that changes the same ones, prepared once a connection (rlsConn), where values written
+// into it made a text of several hundred kilobytes for PostgreSQL to parse at every batch
+// (docs/PERFORMANCE.md, "Forty-third round"). A column only some records
 // change carries a second array, whether each does, and keeps the others' value (CASE):
 // PostgreSQL decides what an index needs from the values a row ends with, not from the
 // columns the statement names, so a column written with its own value costs no index entry.
 // One statement instead of one per group of columns (a dozen a batch of the realistic file)
 // plans once and fires the statement triggers (the counters') once.
-func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStatement {
+func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) ([]rawStatement, error) {
 	recs = slices.Clone(recs)
 	slices.SortFunc(recs, func(x, y changedColumns) int { return cmp.Compare(x.id, y.id) })
 	var out []rawStatement
@@ -208,17 +226,20 @@ func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStateme
 		for j, r := range chunk {
 			ids[j] = r.id
 		}
-		args := []any{pgdialect.Array(ids)}
+		bound := []any{ids}
 		names := []string{"id"}
-		q.WriteString("WITH v AS (SELECT * FROM unnest(CAST(? AS bigint[])")
+		q.WriteString("WITH v AS (SELECT * FROM unnest($1::bigint[]")
 		for _, c := range cols {
-			values, changed := columnArray(chunk, c)
-			q.WriteString(", CAST(? AS " + columnTypes[c] + "[])")
-			args = append(args, pgdialect.Array(values))
+			values, changed, err := columnArray(chunk, c)
+			if err != nil {
+				return nil, err
+			}
+			bound = append(bound, values)
+			fmt.Fprintf(&q, ", $%d::%s[]", len(bound), columnTypes[c])
 			names = append(names, c)
 			if changes[c] < len(chunk) {
-				q.WriteString(", CAST(? AS boolean[])")
-				args = append(args, pgdialect.Array(changed))
+				bound = append(bound, changed)
+				fmt.Fprintf(&q, ", $%d::boolean[]", len(bound))
 				names = append(names, c+"__set")
 			}
 		}
@@ -233,10 +254,10 @@ func (s Scope) pgUpdateStatements(e *Entity, recs []changedColumns) []rawStateme
 				q.WriteString(c + " = v." + c)
 			}
 		}
-		args = s.updateTail(e, &q, args)
-		out = append(out, rawStatement{q.String(), args})
+		args := s.updateTail(e, &q, nil)
+		out = append(out, rawStatement{q.String(), args, bound})
 	}
-	return out
+	return out, nil
 }
 
 // sqliteUpdateStatements writes the records one statement per group of records that change
@@ -309,17 +330,20 @@ func (s Scope) sqliteUpdateStatements(e *Entity, recs []changedColumns) []rawSta
 				q.WriteString(c + " = v." + c)
 			}
 			args = s.updateTail(e, &q, args)
-			out = append(out, rawStatement{q.String(), args})
+			out = append(out, rawStatement{q.String(), args, nil})
 		}
 	}
 	return out
 }
 
-// columnArray is the values the chunk's records give a column, as a slice of its type for
-// pgdialect.Array (text and bigint columns as pointers, nil for NULL), and which records
-// change it. A record that does not change the column has nil there: its flag keeps the
-// row's own value.
-func columnArray(chunk []changedColumns, column string) (any, []bool) {
+// columnArray is the values the chunk's records give a column, as the array its type is
+// sent in (pgtype's flat arrays, which pgx encodes without reflection; bigint and time in
+// binary, text as text: a NULL where the record sets NULL or does not change the column),
+// and which records change it. A record that does not change the column has its flag
+// false: it keeps the row's own value. Text is written as bun writes a text into an array
+// (each invalid UTF-8 byte as U+FFFD); a NUL, which PostgreSQL's text cannot hold, is
+// refused (an import refuses such a row before it comes here).
+func columnArray(chunk []changedColumns, column string) (any, []bool, error) {
 	changed := make([]bool, len(chunk))
 	values := make([]any, len(chunk))
 	for j, r := range chunk {
@@ -332,31 +356,39 @@ func columnArray(chunk []changedColumns, column string) (any, []bool) {
 	}
 	switch columnTypes[column] {
 	case "bigint":
-		out := make([]*int64, len(chunk))
+		out := make(pgtype.FlatArray[pgtype.Int8], len(chunk))
 		for j, v := range values {
-			if changed[j] {
-				out[j] = v.(*int64)
+			if v, ok := v.(*int64); ok && v != nil {
+				out[j] = pgtype.Int8{Int64: *v, Valid: true}
 			}
 		}
-		return out, changed
+		return out, changed, nil
 	case "timestamptz":
-		out := make([]*time.Time, len(chunk))
+		out := make(pgtype.FlatArray[pgtype.Timestamptz], len(chunk))
 		for j, v := range values {
-			if changed[j] {
-				t := v.(time.Time)
-				out[j] = &t
+			if v, ok := v.(time.Time); ok { // to the microsecond, as bun writes it
+				out[j] = pgtype.Timestamptz{Time: v.Truncate(time.Microsecond), Valid: true}
 			}
 		}
-		return out, changed
+		return out, changed, nil
 	}
-	out := make([]*string, len(chunk))
+	out := make(pgtype.FlatArray[pgtype.Text], len(chunk))
 	for j, v := range values {
+		var text *string
 		switch v := v.(type) {
 		case string:
-			out[j] = &v
+			text = &v
 		case *string:
-			out[j] = v
+			text = v
 		}
+		if text == nil {
+			continue
+		}
+		t, err := sanitized(*text)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: column %s: %w", column, err)
+		}
+		out[j] = pgtype.Text{String: t, Valid: true}
 	}
-	return out, changed
+	return out, changed, nil
 }
