@@ -102,6 +102,7 @@ func TestImportThroughput(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("IMPORT_WINDOW")); err == nil { // another window, to compare
 		importer.Window = v
 	}
+	batchLines, _ := strconv.Atoi(os.Getenv("IMPORT_BATCHES")) // each step's first batches, timed one by one
 	for _, d := range storetest.Dialects() {
 		if e := os.Getenv("IMPORT_ENGINE"); e != "" && e != string(d) {
 			continue // IMPORT_ENGINE=sqlite or postgres: that engine only
@@ -109,7 +110,7 @@ func TestImportThroughput(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			db := storetest.Open(t, d)
 			sc := importertest.Scenario{DB: db, TenantName: "Import bench", Rows: n, Seeded: seeded, Users: 9, Seed: 13,
-				Log: testWriter{t, string(d)}, Statements: os.Getenv("IMPORT_STATEMENTS") != ""}
+				Log: testWriter{t, string(d)}, Statements: os.Getenv("IMPORT_STATEMENTS") != "", BatchLines: batchLines}
 			if _, err := sc.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}

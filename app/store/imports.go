@@ -265,7 +265,7 @@ func (s Scope) Imports(ctx context.Context, limit int) ([]Import, error) {
 // ImportContent returns the uploaded file of one of the scope's imports.
 func (s Scope) ImportContent(ctx context.Context, id int64) ([]byte, error) {
 	f := &importFile{}
-	if err := s.Select(f).Where("imf.import_id = ?", id).Scan(ctx); err != nil {
+	if err := s.Select(f).Where("imf.import_id = ?", id).Scan(withBinaryResults(ctx)); err != nil {
 		return nil, notFound(err)
 	}
 	return f.Content, nil

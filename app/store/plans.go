@@ -69,6 +69,24 @@ func withBound(ctx context.Context, vals ...any) context.Context {
 	return context.WithValue(ctx, boundArgsKey{}, vals)
 }
 
+// binaryResultsKey marks a read whose results PostgreSQL should send in binary.
+type binaryResultsKey struct{}
+
+// withBinaryResults is the context of one read of a large binary value (an import's file).
+// A statement run once, as most are (prepareKept keeps only texts that repeat), gets its
+// results as text, and PostgreSQL sends bytea as text in hex: twice its size, encoded by the
+// server and decoded by pgx. Described first, it comes in binary: a 40 MB file in 66–88 ms
+// against 196–430 ms (docs/PERFORMANCE.md, "Forty-third round"). The description is one
+// more round trip, nothing for a read of megabytes. SQLite reads the bytes as they are.
+func withBinaryResults(ctx context.Context) context.Context {
+	return context.WithValue(ctx, binaryResultsKey{}, true)
+}
+
+func binaryResults(ctx context.Context) bool {
+	v, _ := ctx.Value(binaryResultsKey{}).(bool)
+	return v
+}
+
 // BoundArgs are the parameter values a query's context carries (withBound), for the
 // connection and for query hooks that replay statements (the bench).
 func BoundArgs(ctx context.Context) []any {

@@ -76,6 +76,10 @@ type rlsConn struct {
 // on its connection and run it from its cache after (plans.go).
 var prepareKept = driver.NamedValue{Value: pgx.QueryExecModeCacheStatement}
 
+// describeFirst, put before a statement's parameter values, has pgx ask the statement's
+// description before running it, unnamed, so its results come in binary (withBinaryResults).
+var describeFirst = driver.NamedValue{Value: pgx.QueryExecModeDescribeExec}
+
 // unknownTenant is what the connection believes after a failed set_config: the server may
 // or may not have applied it, so the next statement sets the tenant whatever it wants.
 const unknownTenant = "\x00unknown"
@@ -143,6 +147,8 @@ func (c *rlsConn) QueryContext(ctx context.Context, query string, args []driver.
 	}
 	if c.texts.repeated(query) {
 		args = append([]driver.NamedValue{prepareKept}, args...)
+	} else if binaryResults(ctx) {
+		args = append([]driver.NamedValue{describeFirst}, args...)
 	}
 	return c.Conn.QueryContext(ctx, query, args)
 }

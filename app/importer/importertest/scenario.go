@@ -41,6 +41,9 @@ type Scenario struct {
 	// Statements adds to each step's line the time of its statements by kind
 	// (store.StatementTimes).
 	Statements bool
+	// BatchLines logs each step's first batches, this many, each with its time (from the
+	// batch before's commit, the first's from the step's start) and this process's CPU.
+	BatchLines int
 }
 
 // Step is one timed step of a scenario.
@@ -139,6 +142,11 @@ func (sc Scenario) Run(ctx context.Context) ([]Step, error) {
 		}
 		st := Step{Name: name, Rows: rows, Wall: time.Since(start), CPU: CPUTime() - cpu, Load: loadAverage()}
 		st.Rates, st.CPURates = rates(batches)
+		for i := 1; i < len(batches) && i <= sc.BatchLines; i++ {
+			a, b := batches[i-1], batches[i]
+			logf("  %s, batch %d: %d rows in %s, %s CPU", name, i, b.done-a.done, b.at.Sub(a.at).Round(time.Millisecond),
+				(b.cpu - a.cpu).Round(time.Millisecond))
+		}
 		if rows >= tidyAfter {
 			tidied := time.Now()
 			if st.TidySteps, err = runner.Tidy(ctx, s.TenantID, store.LeadEntity); err != nil {
