@@ -194,10 +194,10 @@ func (s Scope) updateTail(e *Entity, q *strings.Builder, args []any) []any {
 
 // pgUpdateStatements writes every record of the batch with one statement (a chunk of
 // MaxImportBatch records each): the values as one array a column (unnest), sent apart from
-// the text (withBound), so the text names the columns only and is the same for every batch
-// that changes the same ones, prepared once a connection (rlsConn), where values written
-// into it made a text of several hundred kilobytes for PostgreSQL to parse at every batch
-// (docs/PERFORMANCE.md, "Forty-third round"). A column only some records
+// the text (withBound) as the batch's inserts send theirs, so the text names the columns
+// only, the same for every batch that changes the same ones (prepared once a connection,
+// rlsConn), rather than hundreds of kilobytes of literals. The update took as long either
+// way (docs/PERFORMANCE.md, "Forty-third round"): its time is in the rows. A column only some records
 // change carries a second array, whether each does, and keeps the others' value (CASE):
 // PostgreSQL decides what an index needs from the values a row ends with, not from the
 // columns the statement names, so a column written with its own value costs no index entry.
