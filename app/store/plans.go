@@ -75,9 +75,10 @@ type binaryResultsKey struct{}
 // withBinaryResults is the context of one read of a large binary value (an import's file).
 // A statement run once, as most are (prepareKept keeps only texts that repeat), gets its
 // results as text, and PostgreSQL sends bytea as text in hex: twice its size, encoded by the
-// server and decoded by pgx. Described first, it comes in binary: a 40 MB file in 66–88 ms
-// against 196–430 ms (docs/PERFORMANCE.md, "Forty-third round"). The description is one
-// more round trip, nothing for a read of megabytes. SQLite reads the bytes as they are.
+// server and decoded by pgx. Described first, it comes in binary: a 40 MB file in 80–92 ms
+// against 210–240 ms (BenchmarkImportContent; docs/PERFORMANCE.md, "Forty-third round").
+// The description is one more round trip, nothing beside a read of megabytes. SQLite reads
+// the bytes as they are.
 func withBinaryResults(ctx context.Context) context.Context {
 	return context.WithValue(ctx, binaryResultsKey{}, true)
 }
