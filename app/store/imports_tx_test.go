@@ -268,11 +268,12 @@ func arrayLiteral(t *testing.T, v any) string {
 	default:
 		t.Fatalf("no literal for a %T", v)
 	}
-	b, err := pgtype.NewMap().Encode(oid, pgtype.TextFormatCode, v, nil)
+	m := pgtype.NewMap()
+	b, err := m.Encode(oid, pgtype.TextFormatCode, v, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, _ := pgtype.NewMap().TypeForOID(oid)
+	typ, _ := m.TypeForOID(oid)
 	return "'" + strings.ReplaceAll(string(b), "'", "''") + "'::" + typ.Name
 }
 

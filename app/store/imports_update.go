@@ -366,8 +366,8 @@ func columnArray(chunk []changedColumns, column string) (any, []bool, error) {
 	case "timestamptz":
 		out := make(pgtype.FlatArray[pgtype.Timestamptz], len(chunk))
 		for j, v := range values {
-			if v, ok := v.(time.Time); ok { // to the microsecond, as bun writes it
-				out[j] = pgtype.Timestamptz{Time: v.Truncate(time.Microsecond), Valid: true}
+			if v, ok := v.(time.Time); ok {
+				out[j] = apartTime(v)
 			}
 		}
 		return out, changed, nil

@@ -222,8 +222,8 @@ func apartArrays[T any](st *apartInsert, rows []T) ([]any, error) {
 			switch c.array {
 			case intArray:
 				args[i].(pgtype.FlatArray[pgtype.Int8])[r] = pgtype.Int8{Int64: fv.Int(), Valid: true}
-			case timeArray: // to the microsecond, as bun writes it
-				args[i].(pgtype.FlatArray[pgtype.Timestamptz])[r] = pgtype.Timestamptz{Time: fv.Interface().(time.Time).Truncate(time.Microsecond), Valid: true}
+			case timeArray:
+				args[i].(pgtype.FlatArray[pgtype.Timestamptz])[r] = apartTime(fv.Interface().(time.Time))
 			case boolArray:
 				args[i].(pgtype.FlatArray[pgtype.Bool])[r] = pgtype.Bool{Bool: fv.Bool(), Valid: true}
 			default:
@@ -244,6 +244,11 @@ func apartArrays[T any](st *apartInsert, rows []T) ([]any, error) {
 		}
 	}
 	return args, nil
+}
+
+// apartTime is a time sent apart as bun writes it into a statement: to the microsecond.
+func apartTime(t time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: t.Truncate(time.Microsecond), Valid: true}
 }
 
 var errStringNul = errors.New("a text holds a NUL byte")
