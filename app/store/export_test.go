@@ -101,6 +101,7 @@ var (
 	ChooseTrigrams = chooseTrigrams
 	Trigrams       = trigrams
 	ChooseSampled  = chooseSampled
+	ChooseWords    = chooseWordTrigrams
 	WordTrigrams   = wordTrigrams
 	CountTrigrams  = countWordTrigrams
 )

@@ -36,7 +36,8 @@ type searchTerm struct {
 	fts      string
 	narrowed bool
 	// likes are the trigrams PostgreSQL's trigram index is asked for instead of the term's
-	// words, each a LIKE '%abc%' (narrowed).
+	// words, each a LIKE '%abc%': the term's rarest (narrowed), or the rarest of each of
+	// its words (chooseWordTrigrams), which may still be a common search and walk.
 	likes []string
 }
 
@@ -145,12 +146,14 @@ type textSearch struct {
 // column) or the id; or, with more (which adds its own WhereOr), what that matches too.
 //
 // On PostgreSQL a term of several words is asked of the trigram index as its words alone
-// (wordsPattern) and each row it returns is then checked against the whole term; walked
+// (wordsPattern), or as the rarest trigram of each word when the tenant's sample says that
+// reads far less of the index (chooseWordTrigrams), and each row it returns is then checked
+// against the whole term; walked
 // says the rows are read in id order and filtered instead (a probe), where the term as it
 // is costs least and gives the planner its best estimate.
 //
-// With bound, a narrowed term's patterns go apart from the text (boundIDs.arg), so that
-// the statement is one text whatever the term, planned once a connection: written in, each
+// With bound, the trigrams a term is asked as (likes) go apart from the text (boundIDs.arg),
+// so that the statement is one text whatever the term, planned once a connection: written in, each
 // new term's probe spent 2.6–5.4 ms planning, the planner trying each pattern on every entry
 // of search_text's 1,000-entry histogram (docs/PERFORMANCE.md, "Thirty-seventh round").
 func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walked bool, bound *boundIDs, more func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
@@ -161,8 +164,9 @@ func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walk
 				col := collated(d, expr)
 				g = g.WhereOr("("+col+" >= ? AND "+col+" < ?)", st.term, st.term+maxRune)
 			}
-		case d == Postgres && st.narrowed && !walked:
-			// The index is asked for the rarest trigrams, each row then for the whole term.
+		case d == Postgres && len(st.likes) > 0 && !walked:
+			// The index is asked for the rarest trigrams (of the term, or of each of its
+			// words), each row then for the whole term.
 			var args []any
 			cond := ""
 			for _, t := range st.likes {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"crm/app/store"
@@ -202,6 +203,175 @@ func TestNarrowedSearchChecksEachCandidate(t *testing.T) {
 			if estimated["ravi.dubois4321"] == 0 {
 				t.Error("the term not narrowed asked the planner for no estimate")
 			}
+		}
+	})
+}
+
+// TestChooseWordTrigrams: PostgreSQL asks for a term of several words with no rare trigram
+// (a full name) as the rarest trigram of each word, by the sample, when that reads at most
+// half of what all its trigrams would.
+func TestChooseWordTrigrams(t *testing.T) {
+	t.Parallel()
+	// Counts in a sample of 2,000 texts, as at a million of the bench's leads.
+	name := map[string]int32{"rav": 200, "avi": 50, "dub": 50, "ubo": 48, "boi": 50, "ois": 60, "li": 900}
+	for _, c := range []struct {
+		name, text string
+		counts     map[string]int32
+		want       []string
+	}{
+		{"a full name", "ravi dubois", name, []string{"avi", "ubo"}},
+		{"separators and short words between", "ravi, li.dubois", name, []string{"avi", "ubo"}},
+		{"one word", "dubois", name, nil},
+		{"one word of three characters or more", "ravi li", name, nil},
+		{"words of one trigram each: all of them already", "rav ubo", name, nil},
+		{"little to gain", "ravi ubo", map[string]int32{"rav": 10, "avi": 10, "ubo": 10}, nil},
+		{"the same word twice: its rarest trigram once", "ravi ravi", name, []string{"avi"}},
+		{"a trigram in no sampled text", "ravi dubozz", map[string]int32{"rav": 200, "avi": 50, "dub": 50, "ubo": 48}, []string{"avi", "boz"}},
+	} {
+		if got := store.ChooseWords(c.text, c.counts); !slices.Equal(got, c.want) {
+			t.Errorf("%s (%q): chose %q, want %q", c.name, c.text, got, c.want)
+		}
+	}
+}
+
+// TestFullNameChecksEachCandidate: on PostgreSQL a full name, none of whose trigrams is rare,
+// is asked of the trigram index as the rarest trigram of each of its words; every row they
+// give is checked against the whole term. Decoys hold those trigrams, or both words in
+// another order, but not the term: they must never show, in the count or a page, for leads
+// and clients, an administrator and an "own records" user, newest first and by name, page
+// after page; and the statement that collects the matches sends the trigrams apart from its
+// text.
+func TestFullNameChecksEachCandidate(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		if db.Dialect != store.Postgres {
+			return // (SQLite's FTS5 index is asked for the phrase or its rare trigrams: TestNarrowedSearchChecksEachCandidate)
+		}
+		ctx := context.Background()
+		tn, admin := newTenant(t, db, "Names", "boss@names.test")
+		s := db.System(tn.ID, admin.ID)
+		ownLeads, salesID := salesScope(t, db, s, "sales@names.test")
+		ownClients, repID := ownScope(t, db, s, "rep@names.test")
+		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere-names.test")
+		other := db.System(otn.ID, oadmin.ID)
+
+		// 2,400 texts, so the sample of the newest 2,000 counts them: "ravi" and "dubois"
+		// are in most, the two together in 46 alone. The rarest trigram of each word is
+		// "avi" and "dub" (each in about two thirds of the texts), both in the decoys
+		// "xavi dubo", and "dubois ravi" holds every trigram of the term.
+		var texts []string
+		var want []int // rows of texts that hold the term
+		for i := range 2400 {
+			var text string
+			switch {
+			case i%53 == 0:
+				text, want = fmt.Sprintf("ravi dubois indigo ravi.dubois%04d@indigo.example", i), append(want, i)
+			case i%3 == 0:
+				text = fmt.Sprintf("gaurav dubois cobalt gaurav%04d@cobalt.example", i)
+			case i%3 == 1:
+				text = fmt.Sprintf("ravi kumar boise ravi.kumar%04d@amber.example", i)
+			case i%7 == 2:
+				text = fmt.Sprintf("dubois ravi amber dubois.ravi%04d@amber.example", i)
+			default:
+				text = fmt.Sprintf("xavi dubo amber xavi%04d@amber.example", i)
+			}
+			texts = append(texts, text)
+		}
+		insert := func(sc store.Scope, texts []string, leadOwner, clientOwner int64) (leadOf, clientOf []int64) {
+			leads := make([]store.Lead, len(texts))
+			clients := make([]store.Client, len(texts))
+			for i, text := range texts {
+				c := store.Contact{CustomerName: fmt.Sprintf("Name %05d", len(texts)-i), CompanyName: "Indigo"}
+				lc, cc := c, c
+				lc.OwnerID, cc.OwnerID = &leadOwner, &clientOwner
+				leads[i] = store.Lead{Contact: lc, CreatedBy: &leadOwner, SearchText: text}
+				clients[i] = store.Client{Contact: cc, CreatedBy: &clientOwner, SearchText: text}
+			}
+			if _, err := sc.Insert(&leads).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sc.Insert(&clients).Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := range texts {
+				leadOf, clientOf = append(leadOf, leads[i].ID), append(clientOf, clients[i].ID)
+			}
+			return leadOf, clientOf
+		}
+		leadOf, clientOf := insert(s, texts, salesID, repID)
+		insert(other, []string{"ravi dubois in another tenant"}, oadmin.ID, oadmin.ID)
+
+		const term = "Ravi Dubois"
+		for _, clients := range []bool{false, true} {
+			asked, narrowed, err := s.SearchAsked(ctx, clients, term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asked != "avi dub" || narrowed {
+				t.Fatalf("clients %v: asked the index %q (narrowed %v), want each word's rarest trigram, \"avi dub\"", clients, asked, narrowed)
+			}
+			of, scopes := leadOf, []store.Scope{s, ownLeads}
+			if clients {
+				of, scopes = clientOf, []store.Scope{s, ownClients}
+			}
+			for k, sc := range scopes {
+				for _, srt := range []string{"", store.SortName} {
+					name := fmt.Sprintf("clients %v, scope %d, sorted %q", clients, k, srt)
+					var got []int64
+					after := ""
+					for pages := 0; pages < 5; pages++ {
+						var rows []int64
+						var total int64
+						var capped bool
+						var next string
+						if clients {
+							p := listClients(t, sc, store.ClientQuery{Search: term, Sort: srt, Limit: 20, After: after})
+							rows, total, capped, next = clientIDs(p.Rows), p.Total, p.TotalCapped, p.Next
+						} else {
+							p := list(t, sc, store.LeadQuery{Search: term, Sort: srt, Limit: 20, After: after})
+							rows, total, capped, next = ids(p.Rows), p.Total, p.TotalCapped, p.Next
+						}
+						if total != int64(len(want)) || capped {
+							t.Errorf("%s: total %d (capped %v), want %d", name, total, capped, len(want))
+						}
+						got = append(got, rows...)
+						if after = next; after == "" {
+							break
+						}
+					}
+					var wantIDs []int64
+					for _, i := range want {
+						wantIDs = append(wantIDs, of[i])
+					}
+					slices.Sort(got)
+					if !slices.Equal(got, wantIDs) {
+						t.Errorf("%s: the pages gave %d rows %v, want the %d holding the term %v", name, len(got), got, len(wantIDs), wantIDs)
+					}
+				}
+			}
+		}
+
+		// The matches are collected by one statement, the trigrams and the term apart from it.
+		rec := &recorder{}
+		db.AddQueryHook(rec)
+		if p := list(t, s, store.LeadQuery{Search: term}); p.Total != int64(len(want)) {
+			t.Errorf("total %d, want %d", p.Total, len(want))
+		}
+		collected := 0
+		rec.mu.Lock()
+		for k, q := range rec.stmts {
+			if strings.Contains(q, "strpos(") {
+				collected++
+				text := strings.TrimSuffix(q, fmt.Sprint(rec.args[k]))
+				sent := fmt.Sprint(rec.args[k])
+				if strings.Contains(text, "avi") || strings.Contains(text, "dub") || !strings.Contains(sent, "%avi%") || !strings.Contains(sent, "%dub%") {
+					t.Errorf("the trigrams are not sent apart from the text: %s", q)
+				}
+			}
+		}
+		rec.mu.Unlock()
+		if collected == 0 {
+			t.Error("no statement collected the matches through the trigram index")
 		}
 	})
 }

@@ -151,8 +151,55 @@ func (s Scope) narrowSample(ctx context.Context, ts textSearch, st *searchTerm) 
 	}
 	if chosen := chooseSampled(tgs, sizes); chosen != nil {
 		st.likes, st.narrowed = chosen, true
+	} else {
+		st.likes = chooseWordTrigrams(st.text, counts)
 	}
 	return nil
+}
+
+// wordsGain is how many times fewer sampled texts the rarest trigram of each word of a term
+// must be in than all the term's trigrams together, for the term to be asked of the index
+// as those (chooseWordTrigrams).
+const wordsGain = 2
+
+// chooseWordTrigrams picks what PostgreSQL's trigram index is asked for a term of two words
+// or more (of three letters or digits each) that has no rare trigram, a customer's full
+// name such as "ravi dubois": the rarest trigram of each word by the sample, when together
+// they are in wordsGain times fewer texts than all the term's trigrams; nil otherwise.
+// pg_trgm reads the whole posting list of every trigram it is asked for, and a name's are
+// long ("rav" is in a tenth of the bench's leads, each other trigram of "ravi dubois" in a
+// fortieth). One trigram a word keeps every word in the condition, so the candidates are
+// those of the words intersected, as before: asked so, 20 names of the bench's database had
+// the same candidates and took 9–16 ms against 19–31 ms (docs/PERFORMANCE.md, "Forty-fourth
+// round"). Each candidate is then checked against the whole term, as a narrowed term's is;
+// unlike one, the term is still walked when it is common ("pvt ltd"), as its count decides.
+func chooseWordTrigrams(text string, counts map[string]int32) []string {
+	var chosen []string
+	var sum, total int64
+	asked := 0 // words of three characters or more
+	for _, word := range words(text) {
+		rarest, least := "", int64(-1)
+		eachTrigram(word, func(tg string) {
+			if n := int64(counts[tg]); least < 0 || n < least {
+				rarest, least = tg, n
+			}
+		})
+		if rarest == "" { // a word of one or two characters: the check alone holds it
+			continue
+		}
+		asked++
+		if !slices.Contains(chosen, rarest) {
+			chosen, sum = append(chosen, rarest), sum+least
+		}
+	}
+	all := wordTrigrams(text)
+	for _, tg := range all {
+		total += int64(counts[tg])
+	}
+	if asked < 2 || len(chosen) == len(all) || sum*wordsGain > total {
+		return nil
+	}
+	return chosen
 }
 
 // chooseSampled picks the trigrams PostgreSQL's index is asked for, from their counts in the
