@@ -119,28 +119,7 @@ func TestNarrowedSearchChecksEachCandidate(t *testing.T) {
 			texts = append(texts, "ravi dubois ravi.dubois12 is1234 decoy")
 		}
 		insert := func(sc store.Scope, texts []string, leadOwner, clientOwner int64) (leadOf, clientOf []int64) {
-			leads := make([]store.Lead, len(texts))
-			clients := make([]store.Client, len(texts))
-			for i, text := range texts {
-				c := store.Contact{CustomerName: fmt.Sprintf("Ravi Dubois %05d", i), CompanyName: "Indigo Solar"}
-				lc, cc := c, c
-				lc.OwnerID, cc.OwnerID = &leadOwner, &clientOwner
-				leads[i] = store.Lead{Contact: lc, CreatedBy: &leadOwner, SearchText: text}
-				clients[i] = store.Client{Contact: cc, CreatedBy: &clientOwner, SearchText: text}
-			}
-			if _, err := sc.Insert(&leads).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := sc.Insert(&clients).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for i := range texts {
-				if leads[i].ID == 0 || clients[i].ID == 0 {
-					t.Fatal("no id returned")
-				}
-				leadOf, clientOf = append(leadOf, leads[i].ID), append(clientOf, clients[i].ID)
-			}
-			return leadOf, clientOf
+			return insertSearchTexts(t, sc, texts, func(i int) string { return fmt.Sprintf("Ravi Dubois %05d", i) }, leadOwner, clientOwner)
 		}
 		// The own users own every row, so each scope's matches are the same rows.
 		leadOf, clientOf := insert(s, texts, salesID, repID)
@@ -277,29 +256,9 @@ func TestFullNameChecksEachCandidate(t *testing.T) {
 			}
 			texts = append(texts, text)
 		}
-		insert := func(sc store.Scope, texts []string, leadOwner, clientOwner int64) (leadOf, clientOf []int64) {
-			leads := make([]store.Lead, len(texts))
-			clients := make([]store.Client, len(texts))
-			for i, text := range texts {
-				c := store.Contact{CustomerName: fmt.Sprintf("Name %05d", len(texts)-i), CompanyName: "Indigo"}
-				lc, cc := c, c
-				lc.OwnerID, cc.OwnerID = &leadOwner, &clientOwner
-				leads[i] = store.Lead{Contact: lc, CreatedBy: &leadOwner, SearchText: text}
-				clients[i] = store.Client{Contact: cc, CreatedBy: &clientOwner, SearchText: text}
-			}
-			if _, err := sc.Insert(&leads).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := sc.Insert(&clients).Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			for i := range texts {
-				leadOf, clientOf = append(leadOf, leads[i].ID), append(clientOf, clients[i].ID)
-			}
-			return leadOf, clientOf
-		}
-		leadOf, clientOf := insert(s, texts, salesID, repID)
-		insert(other, []string{"ravi dubois in another tenant"}, oadmin.ID, oadmin.ID)
+		name := func(i int) string { return fmt.Sprintf("Name %05d", len(texts)-i) }
+		leadOf, clientOf := insertSearchTexts(t, s, texts, name, salesID, repID)
+		insertSearchTexts(t, other, []string{"ravi dubois in another tenant"}, name, oadmin.ID, oadmin.ID)
 
 		const term = "Ravi Dubois"
 		for _, clients := range []bool{false, true} {
@@ -374,4 +333,34 @@ func TestFullNameChecksEachCandidate(t *testing.T) {
 			t.Error("no statement collected the matches through the trigram index")
 		}
 	})
+}
+
+// insertSearchTexts adds a lead and a client for each of texts, with that search text, the
+// customer name name(i), the lead owned and created by leadOwner, the client by
+// clientOwner; it returns their ids in the order of texts.
+func insertSearchTexts(t *testing.T, sc store.Scope, texts []string, name func(i int) string, leadOwner, clientOwner int64) (leadOf, clientOf []int64) {
+	t.Helper()
+	ctx := context.Background()
+	leads := make([]store.Lead, len(texts))
+	clients := make([]store.Client, len(texts))
+	for i, text := range texts {
+		c := store.Contact{CustomerName: name(i), CompanyName: "Indigo Solar"}
+		lc, cc := c, c
+		lc.OwnerID, cc.OwnerID = &leadOwner, &clientOwner
+		leads[i] = store.Lead{Contact: lc, CreatedBy: &leadOwner, SearchText: text}
+		clients[i] = store.Client{Contact: cc, CreatedBy: &clientOwner, SearchText: text}
+	}
+	if _, err := sc.Insert(&leads).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Insert(&clients).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		if leads[i].ID == 0 || clients[i].ID == 0 {
+			t.Fatal("no id returned")
+		}
+		leadOf, clientOf = append(leadOf, leads[i].ID), append(clientOf, clients[i].ID)
+	}
+	return leadOf, clientOf
 }
