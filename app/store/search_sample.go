@@ -134,8 +134,9 @@ func countWordTrigrams(texts []string) map[string]int32 {
 }
 
 // narrowSample asks PostgreSQL's trigram index for three of st's rarest trigrams, by the
-// tenant's sample, when that is much cheaper than its words (chooseSampled). A small
-// tenant's term stays as it is.
+// tenant's sample, when that is much cheaper than its words (chooseSampled), or else for
+// the rarest trigram of each of its words (chooseWordTrigrams). A small tenant's term stays
+// as it is.
 func (s Scope) narrowSample(ctx context.Context, ts textSearch, st *searchTerm) error {
 	tgs := wordTrigrams(st.text)
 	if len(tgs) <= narrowTrigrams {
