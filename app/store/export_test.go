@@ -101,10 +101,16 @@ var (
 	ChooseTrigrams = chooseTrigrams
 	Trigrams       = trigrams
 	ChooseSampled  = chooseSampled
-	ChooseWords    = chooseWordTrigrams
 	WordTrigrams   = wordTrigrams
 	CountTrigrams  = countWordTrigrams
 )
+
+// ChooseWords is chooseWordTrigrams with the term's trigrams and their counts taken from
+// counts, as narrowSample passes them.
+func ChooseWords(text string, counts map[string]int32) []string {
+	tgs := wordTrigrams(text)
+	return chooseWordTrigrams(text, tgs, sampledSizes(tgs, counts), counts)
+}
 
 // SearchAsked is what SQLite's FTS5 index of leads (or of clients) is asked for term, or the
 // trigrams PostgreSQL's is, and whether that is a few of its trigrams, whose rows must then

@@ -321,8 +321,8 @@ func TestFullNameChecksEachCandidate(t *testing.T) {
 		for k, q := range rec.stmts {
 			if strings.Contains(q, "strpos(") {
 				collected++
-				text := strings.TrimSuffix(q, fmt.Sprint(rec.args[k]))
 				sent := fmt.Sprint(rec.args[k])
+				text := strings.TrimSuffix(q, sent)
 				if strings.Contains(text, "avi") || strings.Contains(text, "dub") || !strings.Contains(sent, "%avi%") || !strings.Contains(sent, "%dub%") {
 					t.Errorf("the trigrams are not sent apart from the text: %s", q)
 				}

@@ -146,16 +146,22 @@ func (s Scope) narrowSample(ctx context.Context, ts textSearch, st *searchTerm) 
 	if err != nil || rows < trigramSampleSize {
 		return err
 	}
+	sizes := sampledSizes(tgs, counts)
+	if chosen := chooseSampled(tgs, sizes); chosen != nil {
+		st.likes, st.narrowed = chosen, true
+	} else {
+		st.likes = chooseWordTrigrams(st.text, tgs, sizes, counts)
+	}
+	return nil
+}
+
+// sampledSizes is how many of the sampled texts hold each of tgs.
+func sampledSizes(tgs []string, counts map[string]int32) []int64 {
 	sizes := make([]int64, len(tgs))
 	for i, t := range tgs {
 		sizes[i] = int64(counts[t])
 	}
-	if chosen := chooseSampled(tgs, sizes); chosen != nil {
-		st.likes, st.narrowed = chosen, true
-	} else {
-		st.likes = chooseWordTrigrams(st.text, counts)
-	}
-	return nil
+	return sizes
 }
 
 // wordsGain is how many times fewer sampled texts the rarest trigram of each word of a term
@@ -166,7 +172,8 @@ const wordsGain = 2
 // chooseWordTrigrams picks what PostgreSQL's trigram index is asked for a term of two words
 // or more (of three letters or digits each) that has no rare trigram, a customer's full
 // name such as "ravi dubois": the rarest trigram of each word by the sample, when together
-// they are in wordsGain times fewer texts than all the term's trigrams; nil otherwise.
+// they are in wordsGain times fewer texts than all the term's trigrams (tgs, each in
+// sizes[i] texts, as narrowSample has them); nil otherwise.
 // pg_trgm reads the whole posting list of every trigram it is asked for, and a name's are
 // long ("rav" is in a tenth of the bench's leads, each other trigram of "ravi dubois" in a
 // fortieth). One trigram a word keeps every word in the condition, so the candidates are
@@ -174,7 +181,7 @@ const wordsGain = 2
 // the same candidates and took 9–16 ms against 19–31 ms (docs/PERFORMANCE.md, "Forty-fourth
 // round"). Each candidate is then checked against the whole term, as a narrowed term's is;
 // unlike one, the term is still walked when it is common ("pvt ltd"), as its count decides.
-func chooseWordTrigrams(text string, counts map[string]int32) []string {
+func chooseWordTrigrams(text string, tgs []string, sizes []int64, counts map[string]int32) []string {
 	var chosen []string
 	var sum, total int64
 	asked := 0 // words of three characters or more
@@ -193,11 +200,10 @@ func chooseWordTrigrams(text string, counts map[string]int32) []string {
 			chosen, sum = append(chosen, rarest), sum+least
 		}
 	}
-	all := wordTrigrams(text)
-	for _, tg := range all {
-		total += int64(counts[tg])
+	for _, n := range sizes {
+		total += n
 	}
-	if asked < 2 || len(chosen) == len(all) || sum*wordsGain > total {
+	if asked < 2 || len(chosen) == len(tgs) || sum*wordsGain > total {
 		return nil
 	}
 	return chosen
