@@ -42,6 +42,19 @@ func (w *watchersWhileOpen) Scan(any) error {
 	return nil
 }
 
+// settleWatchers waits until the watchers of rows this goroutine closed before have
+// returned: database/sql tells a watcher to stop when its rows close, but the watcher
+// leaves when it is next scheduled, which on a slow machine can be after the next read
+// has begun, and would be counted as that read's.
+func settleWatchers(t *testing.T, id string) {
+	t.Helper()
+	for give := time.Now().Add(time.Minute); sqlWatchers(id) != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(give) { // a bound on a failure, not a wait for success
+			t.Fatalf("watchers of closed rows still running a minute later")
+		}
+	}
+}
+
 // TestTenantReadsLeaveTheRequestToTheDriver: a tenant's read under a request's context,
 // which can end, starts no goroutine of database/sql to watch it (detach.go: each costs a
 // wake-up of an idle thread), while a read outside the scopes still does, which shows the
@@ -57,10 +70,12 @@ func TestTenantReadsLeaveTheRequestToTheDriver(t *testing.T) {
 		defer cancel()
 
 		scope := &watchersWhileOpen{id: goroutineID()}
+		settleWatchers(t, scope.id)
 		if err := s.Raw("SELECT 1").Scan(ctx, scope); err != nil {
 			t.Fatal(err)
 		}
 		outside := &watchersWhileOpen{id: goroutineID()}
+		settleWatchers(t, outside.id)
 		if err := db.Raw("SELECT 1").Scan(ctx, outside); err != nil {
 			t.Fatal(err)
 		}
