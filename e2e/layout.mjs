@@ -94,9 +94,11 @@ before(async () => {
   const waiting = await api('POST', '/v1/api/import/create-import', file);
   const ran = await api('POST', '/v1/api/import/create-import', file);
   await api('PATCH', `/v1/api/import/run-import/${ran.id}`, { data: { mode: 'create' } });
-  for (let i = 0; i < 100; i++) { // wait for the run to finish (the undo page needs it done)
+  // Wait for the run to finish (the undo page needs it done); the bound only ends a failure.
+  for (const deadline = Date.now() + 60_000; ;) {
     const st = await api('GET', `/v1/api/import/view-import/${ran.id}`);
     if (st.status === 'done') break;
+    if (Date.now() > deadline) throw new Error(`the seeded import is still ${st.status} after a minute`);
     await new Promise((r) => setTimeout(r, 100));
   }
 
