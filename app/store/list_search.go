@@ -148,14 +148,14 @@ type textSearch struct {
 // On PostgreSQL a term of several words is asked of the trigram index as its words alone
 // (wordsPattern), or as the rarest trigram of each word when the tenant's sample says that
 // reads far less of the index (chooseWordTrigrams), and each row it returns is then checked
-// against the whole term; walked
-// says the rows are read in id order and filtered instead (a probe), where the term as it
-// is costs least and gives the planner its best estimate.
+// against the whole term; walked says the rows are read in id order and filtered instead (a
+// probe), where the term as it is costs least and gives the planner its best estimate.
 //
-// With bound, the trigrams a term is asked as (likes) go apart from the text (boundIDs.arg),
-// so that the statement is one text whatever the term, planned once a connection: written in, each
-// new term's probe spent 2.6–5.4 ms planning, the planner trying each pattern on every entry
-// of search_text's 1,000-entry histogram (docs/PERFORMANCE.md, "Thirty-seventh round").
+// With bound, the trigrams a term is asked as (likes) go apart from the text
+// (boundIDs.arg), so that the statement is one text whatever the term, planned once a
+// connection: written in, each new term's probe spent 2.6–5.4 ms planning, the planner
+// trying each pattern on every entry of search_text's 1,000-entry histogram
+// (docs/PERFORMANCE.md, "Thirty-seventh round").
 func (ts textSearch) where(sel *bun.SelectQuery, d Dialect, st *searchTerm, walked bool, bound *boundIDs, more func(*bun.SelectQuery) *bun.SelectQuery) *bun.SelectQuery {
 	return sel.WhereGroup(" AND ", func(g *bun.SelectQuery) *bun.SelectQuery {
 		switch {

@@ -57,6 +57,26 @@ func analyze(t *testing.T, db *store.DB) {
 	}
 }
 
+// searchCast is who a search test needs: a tenant seen by its system scope s, an
+// "own records" sales user (leads) and rep (clients) in it, and another tenant whose rows
+// must never show.
+type searchCast struct {
+	s, ownLeads, ownClients, other        store.Scope
+	adminID, salesID, repID, otherAdminID int64
+}
+
+// newSearchCast makes the cast in a tenant named name, its users at domain (.test).
+func newSearchCast(t *testing.T, db *store.DB, name, domain string) searchCast {
+	t.Helper()
+	tn, admin := newTenant(t, db, name, "boss@"+domain+".test")
+	c := searchCast{s: db.System(tn.ID, admin.ID), adminID: admin.ID}
+	c.ownLeads, c.salesID = salesScope(t, db, c.s, "sales@"+domain+".test")
+	c.ownClients, c.repID = ownScope(t, db, c.s, "rep@"+domain+".test")
+	otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere-"+domain+".test")
+	c.other, c.otherAdminID = db.System(otn.ID, oadmin.ID), oadmin.ID
+	return c
+}
+
 // TestSearchCountsAndPagesEveryMatch: a search's count is exact up to SearchCountCap and
 // SearchCountCap with TotalCapped beyond, on every page, whichever way it was counted (the
 // probe of the newest matches, the matches collected through the search index); and paging
@@ -66,13 +86,10 @@ func TestSearchCountsAndPagesEveryMatch(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, admin := newTenant(t, db, "Search", "boss@search.test")
-		s := db.System(tn.ID, admin.ID)
-		ownLeads, salesID := salesScope(t, db, s, "sales@search.test")
-		ownClients, repID := ownScope(t, db, s, "rep@search.test")
-		// Another tenant with the same words: none of its rows may show.
-		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere.test")
-		other := db.System(otn.ID, oadmin.ID)
+		// Another tenant (other) has the same words: none of its rows may show.
+		c := newSearchCast(t, db, "Search", "search")
+		s, ownLeads, ownClients, other := c.s, c.ownLeads, c.ownClients, c.other
+		salesID, repID, adminID, oadminID := c.salesID, c.repID, c.adminID, c.otherAdminID
 
 		const n = 1500
 		base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -102,14 +119,14 @@ func TestSearchCountsAndPagesEveryMatch(t *testing.T) {
 			if i%3 == 0 {
 				return salesID
 			}
-			return admin.ID
+			return adminID
 		}, func(i int) int64 {
 			if i%3 == 0 {
 				return repID
 			}
-			return admin.ID
+			return adminID
 		})
-		insert(other, 300, func(int) int64 { return oadmin.ID }, func(int) int64 { return oadmin.ID })
+		insert(other, 300, func(int) int64 { return oadminID }, func(int) int64 { return oadminID })
 		analyze(t, db)
 
 		// Every lead and client each scope reaches, read without a search, by company.

@@ -98,12 +98,9 @@ func TestNarrowedSearchChecksEachCandidate(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		tn, admin := newTenant(t, db, "Narrow", "boss@narrow.test")
-		s := db.System(tn.ID, admin.ID)
-		ownLeads, salesID := salesScope(t, db, s, "sales@narrow.test")
-		ownClients, repID := ownScope(t, db, s, "rep@narrow.test")
-		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere.test")
-		other := db.System(otn.ID, oadmin.ID)
+		c := newSearchCast(t, db, "Narrow", "narrow")
+		s, ownLeads, ownClients, other := c.s, c.ownLeads, c.ownClients, c.other
+		salesID, repID, oadminID := c.salesID, c.repID, c.otherAdminID
 
 		const n = 6000
 		// Every 4-digit number is one lead's and one client's; more than SearchCountCap
@@ -123,7 +120,7 @@ func TestNarrowedSearchChecksEachCandidate(t *testing.T) {
 		}
 		// The own users own every row, so each scope's matches are the same rows.
 		leadOf, clientOf := insert(s, texts, salesID, repID)
-		insert(other, []string{"ravi.dubois4321 ravi.dubois1234 in another tenant"}, oadmin.ID, oadmin.ID)
+		insert(other, []string{"ravi.dubois4321 ravi.dubois1234 in another tenant"}, oadminID, oadminID)
 		// On PostgreSQL a term the sample says is rare never walks the newest rows, so the
 		// planner is not asked whether it would (an EXPLAIN, 1 ms at a million leads); a
 		// term it does not narrow still is, once a statement.
@@ -227,12 +224,9 @@ func TestFullNameChecksEachCandidate(t *testing.T) {
 			return // (SQLite's FTS5 index is asked for the phrase or its rare trigrams: TestNarrowedSearchChecksEachCandidate)
 		}
 		ctx := context.Background()
-		tn, admin := newTenant(t, db, "Names", "boss@names.test")
-		s := db.System(tn.ID, admin.ID)
-		ownLeads, salesID := salesScope(t, db, s, "sales@names.test")
-		ownClients, repID := ownScope(t, db, s, "rep@names.test")
-		otn, oadmin := newTenant(t, db, "Elsewhere", "boss@elsewhere-names.test")
-		other := db.System(otn.ID, oadmin.ID)
+		c := newSearchCast(t, db, "Names", "names")
+		s, ownLeads, ownClients, other := c.s, c.ownLeads, c.ownClients, c.other
+		salesID, repID, oadminID := c.salesID, c.repID, c.otherAdminID
 
 		// 2,400 texts, so the sample of the newest 2,000 counts them: "ravi" and "dubois"
 		// are in most, the two together in 46 alone. The rarest trigram of each word is
@@ -258,7 +252,7 @@ func TestFullNameChecksEachCandidate(t *testing.T) {
 		}
 		name := func(i int) string { return fmt.Sprintf("Name %05d", len(texts)-i) }
 		leadOf, clientOf := insertSearchTexts(t, s, texts, name, salesID, repID)
-		insertSearchTexts(t, other, []string{"ravi dubois in another tenant"}, name, oadmin.ID, oadmin.ID)
+		insertSearchTexts(t, other, []string{"ravi dubois in another tenant"}, name, oadminID, oadminID)
 
 		const term = "Ravi Dubois"
 		for _, clients := range []bool{false, true} {
