@@ -143,9 +143,6 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 	}
 	fit := false // kept for the next batch only with every setting put back
 	defer func() { s.db.importConn.give(s.db.bun, conn, fit) }()
-	// drop has the pool close the connection once given back: no connection is left with
-	// the batch's settings.
-	drop := func() { _ = conn.Raw(func(any) error { return driver.ErrBadConn }) }
 	var set, restore []string
 	for _, p := range sqliteBatchPragmas {
 		if p.restored {
@@ -158,7 +155,7 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		set = append(set, "PRAGMA "+p.name+" = "+p.value)
 	}
 	if err := execAll(ctx, conn, set...); err != nil {
-		drop() // some may be set
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // some set, maybe: dropped
 		return err
 	}
 	// Both settings in one statement, FTS5's way of setting them: rows of its own table.
@@ -185,7 +182,7 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		s.db.backfill.soon()
 	}
 	if rerr := execAll(context.WithoutCancel(ctx), conn, restore...); rerr != nil {
-		drop()
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // closed: no connection left NORMAL in the pool
 		if err == nil {
 			err = rerr
 		}

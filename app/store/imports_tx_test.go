@@ -2,12 +2,14 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,38 +84,36 @@ func TestImportBatchesKeepTheirConnection(t *testing.T) {
 		_, err := tx.idb.NewRaw("CREATE TEMP TABLE IF NOT EXISTS batch_mark (x)").Exec(ctx)
 		return err
 	}
-	marked := func(q interface {
-		NewRaw(string, ...any) *bun.RawQuery
-	}) (bool, error) {
+	marked := func(q bun.Conn) bool {
+		t.Helper()
 		var n int
-		err := q.NewRaw("SELECT count(*) FROM temp.sqlite_master WHERE name = 'batch_mark'").Scan(ctx, &n)
-		return n == 1, err
+		if err := q.NewRaw("SELECT count(*) FROM temp.sqlite_master WHERE name = 'batch_mark'").Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
 	}
 	if err := s.importTx(ctx, LeadEntity, mark); err != nil {
 		t.Fatal(err)
 	}
 	// Three connections of the pool at once, given back unmarked last: the pool's next
 	// connection is an unmarked one.
-	var first, last []bun.Conn
+	var conns []bun.Conn
 	for range 3 {
 		c, err := db.bun.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, err := marked(c); err != nil {
-			t.Fatal(err)
-		} else if m {
-			first = append(first, c)
-		} else {
-			last = append(last, c)
-		}
+		conns = append(conns, c)
 	}
-	for _, c := range append(first, last...) {
+	slices.SortFunc(conns, func(a, b bun.Conn) int { return -cmp.Compare(boolInt(marked(a)), boolInt(marked(b))) })
+	for _, c := range conns {
 		_ = c.Close()
 	}
 	var second bool
-	if err := s.importTx(ctx, LeadEntity, func(tx Scope) (err error) {
-		second, err = marked(tx.idb)
+	if err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
+		var n int
+		err := tx.idb.NewRaw("SELECT count(*) FROM temp.sqlite_master WHERE name = 'batch_mark'").Scan(ctx, &n)
+		second = n == 1
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -139,6 +139,13 @@ func TestImportBatchKeepsNoConnectionFromASmallPool(t *testing.T) {
 	if err := db.bun.NewRaw("SELECT 1").Scan(short, &n); err != nil || n != 1 {
 		t.Fatalf("a statement after the batch: %d (%v)", n, err)
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // The key lookup of an import batch on PostgreSQL asks for the batch's keys in one
