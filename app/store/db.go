@@ -47,9 +47,6 @@ type DB struct {
 	// backfill copies SQLite's write-ahead log into the file in the background
 	// (wal_backfill.go); nil on PostgreSQL.
 	backfill *walBackfill
-	// importConn is the connection SQLite's import batches run on, kept out of the pool
-	// between them (import_conn.go); nil on PostgreSQL.
-	importConn *importConn
 	// apart are PostgreSQL's inserts with their values apart, by table (insert_apart.go):
 	// a model's table is the same in every tenant and does not change while the process runs.
 	apart sync.Map
@@ -131,7 +128,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		sqldb := sql.OpenDB(connector)
 		sqldb.SetMaxOpenConns(8)
 		sqldb.SetMaxIdleConns(8)
-		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}, importConn: newImportConn()}
+		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}}
 	}
 	db.callers = newCallerCache()
 	db.estimates = newEstimateCache()
@@ -182,9 +179,6 @@ func (db *DB) Ping(ctx context.Context) error { return db.bun.PingContext(ctx) }
 // Close releases the connections.
 func (db *DB) Close() error {
 	db.backfill.close()
-	if db.importConn != nil {
-		db.importConn.close()
-	}
 	return db.bun.Close()
 }
 

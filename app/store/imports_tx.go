@@ -83,8 +83,8 @@ var sqliteBatchPragmas = []struct {
 //   - a page cache of 64 MB (the default is 2 MB): a file in no particular order inserts
 //     into each index at random places, and with the tenant's indexes past the cache every
 //     batch read its pages again, more of them the larger the table — the rate fell from
-//     3,400 to 1,600 rows/s over 100,000 rows. The cache stays with the connection, which
-//     is kept aside for the next batch (importConn), so the next batch finds it warm.
+//     3,400 to 1,600 rows/s over 100,000 rows. The cache stays with the connection (the
+//     pool hands the next batch the connection the last one used, warm), as SeedLeads'.
 //   - the statement journal in a temporary file (temp_store FILE, SQLite's default, set
 //     here because a connection may have been left otherwise): a statement that writes
 //     many rows inside a transaction keeps the pages it changes in a statement journal, to
@@ -101,9 +101,8 @@ var sqliteBatchPragmas = []struct {
 //     the same hour (docs/PERFORMANCE.md, "Thirty-eighth round"), and a round before
 //     measured a map slower for the whole import.
 //
-// synchronous, wal_autocheckpoint and mmap_size are put back before the connection is kept
-// for the next batch or returns to the pool, so no other write goes without FULL and no
-// read without the map; a connection whose settings could not be put back is dropped.
+// synchronous, wal_autocheckpoint and mmap_size are put back before the connection returns
+// to the pool, so no other write goes without FULL and no read without the map.
 //
 // And the search index of e (FTS5) is not merged while the batch writes: its automerge is
 // 0 inside the transaction and back to FTS5's default before the commit, so no other
@@ -137,12 +136,11 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 			return tx.flushCounts(ctx)
 		})
 	}
-	conn, err := s.db.importConn.take(ctx, s.db.bun)
+	conn, err := s.db.bun.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	fit := false // kept for the next batch only with every setting put back
-	defer func() { s.db.importConn.give(s.db.bun, conn, fit) }()
+	defer conn.Close()
 	var set, restore []string
 	for _, p := range sqliteBatchPragmas {
 		if p.restored {
@@ -155,7 +153,6 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		set = append(set, "PRAGMA "+p.name+" = "+p.value)
 	}
 	if err := execAll(ctx, conn, set...); err != nil {
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // some set, maybe: dropped
 		return err
 	}
 	// Both settings in one statement, FTS5's way of setting them: rows of its own table.
@@ -186,8 +183,6 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 		if err == nil {
 			err = rerr
 		}
-	} else {
-		fit = true
 	}
 	return err
 }

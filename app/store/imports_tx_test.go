@@ -2,14 +2,12 @@ package store
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +17,7 @@ import (
 )
 
 // An import batch on SQLite runs with synchronous NORMAL, a rarer checkpoint and its
-// statement journal in a file, then puts the first two back: the connection the batch
-// used, kept for the next batch and back in the pool when the database closes, is FULL
+// statement journal in a file, then puts the first two back: the connection the pool hands out next (the one the batch used) is FULL
 // again, so no other write goes unsynced. Its rows are there, counted once.
 func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	t.Parallel()
@@ -28,11 +25,11 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	db, s, _, _ := openImportTestDB(t, SQLite)
 	read := func() (sync, checkpoint int) {
 		t.Helper()
-		conn, err := db.importConn.take(ctx, db.bun) // the batch's, once one has run
+		conn, err := db.bun.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer db.importConn.give(db.bun, conn, true)
+		defer conn.Close()
 		if err := conn.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
 			t.Fatal(err)
 		}
@@ -71,81 +68,6 @@ func TestImportBatchPutsSQLiteSettingsBack(t *testing.T) {
 	if sync, _ := read(); sync != wantSync {
 		t.Errorf("after an import batch: synchronous %d", sync)
 	}
-}
-
-// SQLite's import batches run on one connection, whose page cache the batches before
-// warmed, even when the connections the pool handed out last are others: the batch after
-// finds the temporary table the first made, which lives in its connection only.
-func TestImportBatchesKeepTheirConnection(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db, s, _, _ := openImportTestDB(t, SQLite)
-	mark := func(tx Scope) error {
-		_, err := tx.idb.NewRaw("CREATE TEMP TABLE IF NOT EXISTS batch_mark (x)").Exec(ctx)
-		return err
-	}
-	marked := func(q bun.Conn) bool {
-		t.Helper()
-		var n int
-		if err := q.NewRaw("SELECT count(*) FROM temp.sqlite_master WHERE name = 'batch_mark'").Scan(ctx, &n); err != nil {
-			t.Fatal(err)
-		}
-		return n == 1
-	}
-	if err := s.importTx(ctx, LeadEntity, mark); err != nil {
-		t.Fatal(err)
-	}
-	// Three connections of the pool at once, given back unmarked last: the pool's next
-	// connection is an unmarked one.
-	var conns []bun.Conn
-	for range 3 {
-		c, err := db.bun.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
-	}
-	slices.SortFunc(conns, func(a, b bun.Conn) int { return -cmp.Compare(boolInt(marked(a)), boolInt(marked(b))) })
-	for _, c := range conns {
-		_ = c.Close()
-	}
-	var second bool
-	if err := s.importTx(ctx, LeadEntity, func(tx Scope) error {
-		var n int
-		err := tx.idb.NewRaw("SELECT count(*) FROM temp.sqlite_master WHERE name = 'batch_mark'").Scan(ctx, &n)
-		second = n == 1
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !second {
-		t.Error("the second batch ran on another connection than the first")
-	}
-}
-
-// In a pool of one connection, as some tests make, the batch's connection goes back to the
-// pool: kept aside, it would leave the next statement none.
-func TestImportBatchKeepsNoConnectionFromASmallPool(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db, s, _, _ := openImportTestDB(t, SQLite)
-	db.SetMaxOpenConns(1)
-	if err := s.importTx(ctx, LeadEntity, func(Scope) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, time.Minute) // only a failure waits this long
-	defer cancel()
-	var n int
-	if err := db.bun.NewRaw("SELECT 1").Scan(short, &n); err != nil || n != 1 {
-		t.Fatalf("a statement after the batch: %d (%v)", n, err)
-	}
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // The key lookup of an import batch on PostgreSQL asks for the batch's keys in one
@@ -623,22 +545,13 @@ func TestSQLiteReadsThroughAMap(t *testing.T) {
 	}); err != nil || inside != 0 {
 		t.Fatalf("mmap_size %d inside an import's batch (%v)", inside, err)
 	}
-	// Every connection, the batch's (kept for the next batch) among them, has its map again.
-	kept, err := db.importConn.take(ctx, db.bun)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.importConn.give(db.bun, kept, true)
-	conns := []bun.Conn{kept}
-	for range db.bun.DB.Stats().MaxOpenConnections - 1 { // each held open, so the next is another
-		c, err := db.bun.Conn(ctx)
+	// Every connection of the pool, the batch's among them, has its map again.
+	for i := range db.bun.DB.Stats().MaxOpenConnections { // each held open, so the next is another
+		c, err := db.bun.DB.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		conns = append(conns, c)
-	}
-	for i, c := range conns {
 		var got int64
 		if err := c.QueryRowContext(ctx, "PRAGMA mmap_size").Scan(&got); err != nil || got != size {
 			t.Errorf("connection %d: mmap_size %d after a batch (%v)", i, got, err)
