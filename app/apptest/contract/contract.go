@@ -33,7 +33,7 @@ import (
 // the document, where its $refs resolve. What is OpenAPI's own (the operation a request
 // reaches, the answer documented for its status, the content types and required headers)
 // is the little this package reads itself. Until the forty-seventh round it was
-// pb33f/libopenapi-validator, which did the same and whose generic types took 150 s of a
+// pb33f/libopenapi-validator, which did the same and whose generic types took 162 s of a
 // cold machine's two cores to compile, the largest single step of the suite
 // (docs/PERFORMANCE.md, "Forty-seventh round"). The document's structure against the
 // OpenAPI 3.1 specification is Redocly's lint (`npx just lint-openapi`, part of the suite).
