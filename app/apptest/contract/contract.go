@@ -11,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +94,7 @@ type Header struct {
 type Schema struct {
 	Ptr   string
 	Value map[string]any
+	at    string // where Value sits, past the $refs
 }
 
 // Types are the schema's types ("type": "string" or a list).
@@ -142,7 +144,7 @@ func Parse(text []byte) (*Document, error) {
 		d.Schemas[name] = d.schema("/components/schemas/" + escape(name))
 	}
 	paths := obj(raw["paths"])
-	for _, path := range sortedKeys(paths) {
+	for _, path := range slices.Sorted(maps.Keys(paths)) {
 		d.Paths = append(d.Paths, d.pathItem(path, "/paths/"+escape(path)))
 	}
 
@@ -164,7 +166,7 @@ func Parse(text []byte) (*Document, error) {
 		return nil
 	}
 	var errs []error
-	for _, name := range sortedKeys(obj(obj(raw["components"])["schemas"])) {
+	for _, name := range slices.Sorted(maps.Keys(d.Schemas)) {
 		errs = append(errs, compile(d.Schemas[name]))
 	}
 	for _, p := range d.Paths {
@@ -241,11 +243,11 @@ func (d *Document) params(node map[string]any, ptr string) []Param {
 
 // schema is the schema at ptr, or the zero Schema when there is none.
 func (d *Document) schema(ptr string) Schema {
-	v, _ := d.resolve(ptr)
+	v, at := d.resolve(ptr)
 	if v == nil {
 		return Schema{}
 	}
-	return Schema{Ptr: ptr, Value: v}
+	return Schema{Ptr: ptr, Value: v, at: at}
 }
 
 // resolve is the object at a JSON pointer of the document, its $refs (within the document)
@@ -254,7 +256,7 @@ func (d *Document) resolve(ptr string) (map[string]any, string) {
 	for range 20 { // a $ref chain longer than this is a loop
 		var cur any = d.raw
 		for _, tok := range strings.Split(ptr, "/")[1:] {
-			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+			tok = unescapeToken.Replace(tok)
 			switch c := cur.(type) {
 			case map[string]any:
 				cur = c[tok]
@@ -284,7 +286,7 @@ func (d *Document) Properties(s Schema) map[string]Schema {
 	if s.Value == nil {
 		return out
 	}
-	_, at := d.resolve(s.Ptr)
+	at := s.at
 	for name := range obj(s.Value["properties"]) {
 		out[name] = d.schema(at + "/properties/" + escape(name))
 	}
@@ -426,7 +428,7 @@ func (d *Document) checkAnswer(op *Operation, res *http.Response, body []byte) e
 		return fmt.Errorf("status %s is not documented", code)
 	}
 	var errs []error
-	for _, name := range sortedKeys(r.Headers) {
+	for _, name := range slices.Sorted(maps.Keys(r.Headers)) {
 		h := r.Headers[name]
 		v, present := res.Header[name]
 		switch {
@@ -448,7 +450,7 @@ func (d *Document) checkAnswer(op *Operation, res *http.Response, body []byte) e
 		s, ok := r.Content[mt]
 		switch {
 		case !ok:
-			errs = append(errs, fmt.Errorf("content type %q is not documented for %s (only %s)", mt, code, strings.Join(sortedKeys(r.Content), ", ")))
+			errs = append(errs, fmt.Errorf("content type %q is not documented for %s (only %s)", mt, code, strings.Join(slices.Sorted(maps.Keys(r.Content)), ", ")))
 		case s.Ptr != "" && (mt == "application/json" || strings.HasSuffix(mt, "+json")):
 			if err := d.ValidateJSON(s, body); err != nil {
 				errs = append(errs, err)
@@ -491,7 +493,7 @@ func APIOperations(t *testing.T, d *Document) []string {
 			ops = append(ops, op.Method+" /v1/api"+p.Path)
 		}
 	}
-	sort.Strings(ops)
+	slices.Sort(ops)
 	return ops
 }
 
@@ -505,16 +507,13 @@ func list(v any) []any {
 	return l
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // escape is a JSON pointer token (RFC 6901).
 func escape(tok string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+	return escapeToken.Replace(tok)
 }
+
+// The JSON pointer token escapes of RFC 6901, each way.
+var (
+	escapeToken   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescapeToken = strings.NewReplacer("~1", "/", "~0", "~")
+)
