@@ -75,10 +75,7 @@ func (a *Address) Scan(src any) error {
 		*a = Address{sameAsBilling: true}
 		return nil
 	case strings.HasPrefix(s, addressSep):
-		parts = strings.Split(s[len(addressSep):], addressSep)
-		if len(parts) != 6 {
-			return fmt.Errorf("address: %d parts", len(parts))
-		}
+		return a.scanParts(s)
 	case strings.HasPrefix(s, "{"):
 		*a = Address{}
 		return json.Unmarshal([]byte(s), a)
@@ -89,5 +86,24 @@ func (a *Address) Scan(src any) error {
 		parts = append(parts, make([]string, max(0, 6-len(parts)))...)
 	}
 	*a = Address{FlatNo: parts[0], Street: parts[1], City: parts[2], State: parts[3], Zip: parts[4], Country: parts[5]}
+	return nil
+}
+
+// scanParts reads the separated parts into a, without a slice of them: every address of
+// every lead a page or a view shows goes through here.
+func (a *Address) scanParts(s string) error {
+	var p [6]string
+	rest := s[len(addressSep):]
+	ok := true
+	for i := range len(p) - 1 {
+		if p[i], rest, ok = strings.Cut(rest, addressSep); !ok {
+			break
+		}
+	}
+	if !ok || strings.Contains(rest, addressSep) {
+		return fmt.Errorf("address: %d parts", strings.Count(s, addressSep))
+	}
+	p[5] = rest
+	*a = Address{FlatNo: p[0], Street: p[1], City: p[2], State: p[3], Zip: p[4], Country: p[5]}
 	return nil
 }

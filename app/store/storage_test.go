@@ -108,8 +108,13 @@ func TestAddressScanRefusesOtherJSON(t *testing.T) {
 	if err := a.Scan(`["1","2"]`); err != nil || a != (Address{FlatNo: "1", Street: "2"}) {
 		t.Errorf("a short array: %+v, %v", a, err)
 	}
-	if err := a.Scan("\x1f1\x1f2"); err == nil {
-		t.Errorf("two separated parts accepted: %+v", a)
+	for _, src := range []string{"\x1f1\x1f2", "\x1f1\x1f2\x1f3\x1f4\x1f5\x1f6\x1f7"} {
+		if err := a.Scan(src); err == nil {
+			t.Errorf("%d separated parts accepted: %+v", strings.Count(src, "\x1f"), a)
+		}
+	}
+	if err := a.Scan("\x1f1\x1f2\x1f3\x1f4\x1f5\x1f"); err != nil || a != (Address{FlatNo: "1", Street: "2", City: "3", State: "4", Zip: "5"}) {
+		t.Errorf("six parts, the last empty: %+v, %v", a, err)
 	}
 	// A part holding the separator: stored as a JSON array, read back whole.
 	odd := Address{FlatNo: "a\x1fb", City: "Pune"}
