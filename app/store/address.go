@@ -69,7 +69,6 @@ func (a *Address) Scan(src any) error {
 	default:
 		return fmt.Errorf("address: cannot scan %T", src)
 	}
-	var parts []string
 	switch {
 	case s == sameAsBillingColumn:
 		*a = Address{sameAsBilling: true}
@@ -80,11 +79,18 @@ func (a *Address) Scan(src any) error {
 		*a = Address{}
 		return json.Unmarshal([]byte(s), a)
 	default:
-		if err := json.Unmarshal([]byte(s), &parts); err != nil {
-			return fmt.Errorf("address: %w", err)
-		}
-		parts = append(parts, make([]string, max(0, 6-len(parts)))...)
+		return a.scanArray(s)
 	}
+}
+
+// scanArray reads a JSON array of the parts, of rows written before. (Its slice of parts,
+// declared in Scan, was on the heap for every address read.)
+func (a *Address) scanArray(s string) error {
+	var parts []string
+	if err := json.Unmarshal([]byte(s), &parts); err != nil {
+		return fmt.Errorf("address: %w", err)
+	}
+	parts = append(parts, make([]string, max(0, 6-len(parts)))...)
 	*a = Address{FlatNo: parts[0], Street: parts[1], City: parts[2], State: parts[3], Zip: parts[4], Country: parts[5]}
 	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"time"
 
@@ -318,34 +319,14 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 		names = names.UnionAll(nameIDs.in(s.Select((*User)(nil)).ColumnExpr("'u', u.id, u.name, ?, ?", false, false),
 			"u.id", distinctIDs(append(users, 0))))
 	}
-	var found []struct {
-		Kind   string `bun:"kind"`
-		ID     int64  `bun:"id"`
-		Name   string `bun:"name"`
-		IsWon  bool   `bun:"is_won"`
-		IsLost bool   `bun:"is_lost"`
-	}
+	found := leadNames{masters: map[int64]leadMaster{}, users: map[int64]string{}, logos: map[int64]bool{}}
 	if err := s.scanList(nameIDs.ctx(ctx), names, &found); err != nil {
 		return nil, err
 	}
-	type master struct {
-		name      string
-		won, lost bool
-	}
-	ms, us, logos := map[int64]master{}, map[int64]string{}, map[int64]bool{}
-	for _, f := range found {
-		switch f.Kind {
-		case "m":
-			ms[f.ID] = master{f.Name, f.IsWon, f.IsLost}
-		case "u":
-			us[f.ID] = f.Name
-		case "l":
-			logos[f.ID] = true
-		}
-	}
-	name := func(id *int64) master {
+	ms, us, logos := found.masters, found.users, found.logos
+	name := func(id *int64) leadMaster {
 		if id == nil {
-			return master{}
+			return leadMaster{}
 		}
 		return ms[*id]
 	}
@@ -364,6 +345,47 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 		r.CreatedUserName, r.OwnerName, r.HasLogo = user(r.CreatedBy), user(r.OwnerID), logos[r.ID]
 	}
 	return rows, nil
+}
+
+// leadNames reads the names statement of leadViewsIn into its maps by position, as
+// leadRows reads the leads: through bun's reflection each row was a struct in a slice to
+// grow, then copied into the maps.
+type leadNames struct {
+	masters map[int64]leadMaster
+	users   map[int64]string
+	logos   map[int64]bool
+}
+
+// leadMaster is a master's name and, for a stage, whether it is won or lost.
+type leadMaster struct {
+	name      string
+	won, lost bool
+}
+
+var _ bun.Model = (*leadNames)(nil)
+
+func (m *leadNames) Value() any { return m }
+
+func (m *leadNames) ScanRows(_ context.Context, rows *sql.Rows) (int, error) {
+	n := 0
+	var kind string
+	var id int64
+	var f leadMaster
+	for rows.Next() {
+		if err := rows.Scan(&kind, &id, &f.name, orZero[bool]{&f.won}, orZero[bool]{&f.lost}); err != nil {
+			return n, err
+		}
+		switch kind {
+		case "m":
+			m.masters[id] = f
+		case "u":
+			m.users[id] = f.name
+		case "l":
+			m.logos[id] = true
+		}
+		n++
+	}
+	return n, rows.Err()
 }
 
 // ExplainListLeads returns the query plan of every statement ListLeads runs for q, each
