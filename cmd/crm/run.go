@@ -20,6 +20,7 @@ import (
 	"crm/app/i18n"
 	"crm/app/importer"
 	"crm/app/jobs"
+	"crm/app/logbuf"
 	"crm/app/mail"
 	"crm/app/secret"
 	"crm/app/store"
@@ -376,7 +377,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return errors.New("--pprof needs --metrics-addr: profiles are never served on the public address")
 	}
 	store.SetCallerCacheTTL(*callerTTL)
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// The log (an access line a request) is written a tenth of a second at a time; a warning
+	// or an error at once, and what is held when serve returns.
+	logs := logbuf.New(stderr, 64<<10, 100*time.Millisecond)
+	defer logs.Close()
+	log := slog.New(logbuf.Handler(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}), logs))
 	var smtpServer *mail.Server // the server-wide SMTP_URL: tenants without a server of their own use it
 	if raw := getenv("SMTP_URL"); raw != "" {
 		var err error
