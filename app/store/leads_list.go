@@ -323,26 +323,13 @@ func (s Scope) leadViewsIn(ctx context.Context, ids []int64) ([]LeadView, error)
 	if err := s.scanList(nameIDs.ctx(ctx), names, &found); err != nil {
 		return nil, err
 	}
-	ms, us, logos := found.masters, found.users, found.logos
-	name := func(id *int64) leadMaster {
-		if id == nil {
-			return leadMaster{}
-		}
-		return ms[*id]
-	}
-	user := func(id *int64) string {
-		if id == nil {
-			return ""
-		}
-		return us[*id]
-	}
 	for i := range rows {
 		r := &rows[i]
-		stage := name(r.LeadStageID)
+		stage := found.master(r.LeadStageID)
 		r.LeadStageName, r.LeadStageIsWon, r.LeadStageIsLost = stage.name, stage.won, stage.lost
-		r.LeadStatusName, r.LeadSourceName = name(r.LeadStatusID).name, name(r.LeadSourceID).name
-		r.LeadTypeName, r.CompanyTypeName = name(r.LeadTypeID).name, name(r.CompanyTypeID).name
-		r.CreatedUserName, r.OwnerName, r.HasLogo = user(r.CreatedBy), user(r.OwnerID), logos[r.ID]
+		r.LeadStatusName, r.LeadSourceName = found.master(r.LeadStatusID).name, found.master(r.LeadSourceID).name
+		r.LeadTypeName, r.CompanyTypeName = found.master(r.LeadTypeID).name, found.master(r.CompanyTypeID).name
+		r.CreatedUserName, r.OwnerName, r.HasLogo = found.user(r.CreatedBy), found.user(r.OwnerID), found.logos[r.ID]
 	}
 	return rows, nil
 }
@@ -360,6 +347,22 @@ type leadNames struct {
 type leadMaster struct {
 	name      string
 	won, lost bool
+}
+
+// master is the master of id, the zero one for none.
+func (m *leadNames) master(id *int64) leadMaster {
+	if id == nil {
+		return leadMaster{}
+	}
+	return m.masters[*id]
+}
+
+// user is the name of the user of id, "" for none.
+func (m *leadNames) user(id *int64) string {
+	if id == nil {
+		return ""
+	}
+	return m.users[*id]
 }
 
 var _ bun.Model = (*leadNames)(nil)
