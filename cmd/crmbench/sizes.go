@@ -24,7 +24,7 @@ func gb(bytes int64) string { return fmt.Sprintf("%.2f GB", float64(bytes)/1e9) 
 
 // sizes measures the database's size per million leads: on PostgreSQL the whole database
 // less its free pages, and the leads table with its indexes; on SQLite the file's pages in
-// use with its write-ahead log.
+// use once its write-ahead log is copied in, with what the log holds after.
 func (b *bench) sizes(ctx context.Context) error {
 	if b.engine == "sqlite" {
 		return b.sqliteSizes(ctx)
@@ -102,10 +102,24 @@ func pgFreePages(ctx context.Context, db *sql.DB) (int64, error) {
 	return free, err
 }
 
-// sqliteSizes measures the SQLite file and its write-ahead log, and, where SQLite has the
-// dbstat table, what the largest tables and indexes take.
+// sqliteSizes measures the SQLite file and its write-ahead log (after a checkpoint that
+// copies the log in and cuts it), and, where SQLite has the dbstat table, what the largest
+// tables and indexes take.
 func (b *bench) sqliteSizes(ctx context.Context) error {
 	path := strings.TrimPrefix(b.dbURL, "sqlite:")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	// The log first copied into the file and cut to nothing: what it held is then counted
+	// in the file's pages, and a log a connection left at its size limit (64 MiB,
+	// journal_size_limit) when it was not the last to close — which happened after one seed
+	// in two (docs/PERFORMANCE.md, "Forty-ninth round") — is not counted as the leads'.
+	// What a writer adds meanwhile is counted as it stands.
+	if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return err
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -114,11 +128,6 @@ func (b *bench) sqliteSizes(ctx context.Context) error {
 	if wi, err := os.Stat(path + "-wal"); err == nil {
 		wal = wi.Size()
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	var leadCount, pageSize, freePages int64
 	if err := db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM leads), (SELECT page_size FROM pragma_page_size), "+
 		"(SELECT freelist_count FROM pragma_freelist_count)").Scan(&leadCount, &pageSize, &freePages); err != nil {
