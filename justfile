@@ -154,7 +154,8 @@ e2e: build
 # against its budget and a Markdown table for docs/PERFORMANCE.md. Extra flags go to
 # cmd/crmbench, e.g. `npx just bench --engines sqlite --leads 100000` or
 # `npx just bench --cases seq,direct --seq 100` (parts: rates, seq, direct, mixed, maxrate,
-# sizes, import). Needs a quiet machine: it warns when the load average is above 1.5.
+# sizes, import). Needs a quiet machine: it warns when the load average is above 1.5, and
+# refuses to start while another run holds the machine (cmd/crmbench/runlock.go).
 # Lead list at scale and issue 13's budgets: seed, serve, measure, print (docs/PERFORMANCE.md).
 bench *FLAGS: build check-postgres
     TEST_DATABASE_URL='{{pg_url}}' go run ./cmd/crmbench --crm bin/crm {{FLAGS}}

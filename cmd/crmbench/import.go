@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -39,8 +40,7 @@ func benchImport(ctx context.Context, c config, engine, dbURL, ownerURL string, 
 		return nil, err
 	}
 	defer db.Close()
-	sc := importertest.Scenario{DB: db, TenantName: "Import bench", Reuse: true, Rows: rows, Seeded: importSeeded,
-		Users: max(c.reps, 2), Seed: 13, Log: out, Statements: true}
+	sc := importScenario(c, db, out)
 	steps, err := sc.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
@@ -59,6 +59,45 @@ func benchImport(ctx context.Context, c config, engine, dbURL, ownerURL string, 
 				st.CPU.Round(time.Millisecond), st.Rates[0], st.Rates[1], st.Rates[2], st.Load)})
 	}
 	return res, nil
+}
+
+// importScenario is the import measurement's scenario on db.
+func importScenario(c config, db *store.DB, out io.Writer) importertest.Scenario {
+	return importertest.Scenario{DB: db, TenantName: importTenant, Reuse: true, Rows: c.importRows, Seeded: importSeeded,
+		Users: max(c.reps, 2), Seed: 13, Log: out, Statements: true}
+}
+
+// importTenant is the tenant the import measurement makes once and reuses.
+const importTenant = "Import bench"
+
+// clearImportLeftovers puts the import's tenant back as a whole run leaves it, before the
+// engine's first measurement: a run stopped during its import leaves the leads of its file
+// (and on SQLite a search index of a segment a batch, which every search reads), its
+// imports and their journey, and every figure of the next run would carry them (common-word
+// searches on SQLite four times slower, docs/PERFORMANCE.md "Fifty-third round"). The leads
+// go as the server's role (dbURL), the imports and journey as the owner (ownerURL).
+func clearImportLeftovers(ctx context.Context, c config, dbURL, ownerURL string, out io.Writer) error {
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tn, err := db.TenantByName(ctx, importTenant)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // no import measured on this database yet
+	} else if err != nil {
+		return err
+	}
+	removed, err := importScenario(c, db, out).RemoveLeftovers(ctx)
+	if err != nil {
+		return err
+	}
+	imports, err := db.System(tn.ID, 0).Select((*store.Import)(nil)).Count(ctx)
+	if err != nil || removed == 0 && imports == 0 {
+		return err
+	}
+	fmt.Fprintf(out, "%d import(s) of an earlier run forgotten\n", imports)
+	return forgetImports(ctx, ownerURL, importTenant)
 }
 
 // forgetImports deletes the bench tenant's imports (their files and rows go with them) and

@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
 
+	"crm/app/importer"
+	"crm/app/importer/importertest"
 	"crm/app/store"
 )
 
@@ -57,5 +61,66 @@ func TestBenchImportSmall(t *testing.T) {
 		if run == 1 && !strings.Contains(out.String(), "reused: 20000 leads") {
 			t.Errorf("second run did not reuse the tenant:\n%s", out.String())
 		}
+		if run == 0 {
+			leaveStoppedRun(t, dbURL)
+		}
+	}
+}
+
+// leaveStoppedRun leaves what a run stopped after its import's create leaves behind: the
+// leads of the file and the import. The next run of the bench puts the tenant back before
+// it measures anything: the leads removed, the import forgotten.
+func leaveStoppedRun(t *testing.T, dbURL string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tn, err := db.TenantByName(ctx, importTenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := db.System(tn.ID, 0).Users(ctx)
+	if err != nil || len(users) == 0 {
+		t.Fatalf("users: %v", err)
+	}
+	s := db.System(tn.ID, users[0].ID)
+	im, err := importertest.Upload(ctx, s, importertest.Generate(importertest.Options{Rows: 300, Seed: 13}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+		t.Fatal(err)
+	}
+	runner := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
+	defer runner.Close()
+	if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(model any) int {
+		n, err := s.Select(model).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	if n := count((*store.Lead)(nil)); n != importSeeded+300 {
+		t.Fatalf("%d leads after the stopped run's create, want %d", n, importSeeded+300)
+	}
+
+	var out bytes.Buffer
+	if err := clearImportLeftovers(ctx, config{reps: 3, importRows: 600}, dbURL, dbURL, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := count((*store.Lead)(nil)); n != importSeeded {
+		t.Errorf("%d leads after clearing, want the %d seeded\n%s", n, importSeeded, out.String())
+	}
+	if n := count((*store.Import)(nil)); n != 0 {
+		t.Errorf("%d imports after clearing\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), "300 leads of an earlier run's file removed") {
+		t.Errorf("clearing did not say what it removed:\n%s", out.String())
 	}
 }

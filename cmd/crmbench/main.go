@@ -104,6 +104,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if _, err := os.Stat(c.crm); err != nil {
 		return fmt.Errorf("%s: %w (run `npx just build` first)", c.crm, err)
 	}
+	release, err := lockRun(runLockPath()) // runlock.go
+	if err != nil {
+		return err
+	}
+	defer release()
 	if c.cpuProfile != "" {
 		f, err := os.Create(c.cpuProfile)
 		if err != nil {
@@ -314,6 +319,9 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 			return nil, err
 		}
 		env = []string{"DATABASE_URL=" + appURL, "MIGRATE_DATABASE_URL=" + dbURL}
+	}
+	if err := clearImportLeftovers(ctx, c, appURL, dbURL, out); err != nil { // import.go
+		return nil, fmt.Errorf("import leftovers: %w", err)
 	}
 	srv, err := startServer(ctx, c.crm, env, c.serverProf != "", out)
 	if err != nil {
