@@ -156,25 +156,8 @@ func TestScenarioAfterARunStoppedBeforeItsUndo(t *testing.T) {
 			t.Fatal(err)
 		}
 		// What a run stopped after its create leaves: the file's leads, created.
-		tn, err := db.TenantByName(ctx, sc.TenantName)
+		s, err := importertest.ImportCreate(ctx, db, sc.TenantName, importertest.Options{Rows: sc.Rows, Seed: sc.Seed})
 		if err != nil {
-			t.Fatal(err)
-		}
-		users, err := db.System(tn.ID, 0).Users(ctx)
-		if err != nil || len(users) == 0 {
-			t.Fatalf("users: %v", err)
-		}
-		s := db.System(tn.ID, users[0].ID)
-		im, err := importertest.Upload(ctx, s, importertest.Generate(importertest.Options{Rows: sc.Rows, Seed: sc.Seed}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
-			t.Fatal(err)
-		}
-		runner := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
-		defer runner.Close()
-		if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
 			t.Fatal(err)
 		}
 		count := func() int {

@@ -3,15 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
 
-	"crm/app/importer"
 	"crm/app/importer/importertest"
 	"crm/app/store"
 )
@@ -78,25 +75,8 @@ func leaveStoppedRun(t *testing.T, dbURL string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tn, err := db.TenantByName(ctx, importTenant)
+	s, err := importertest.ImportCreate(ctx, db, importTenant, importertest.Options{Rows: 300, Seed: 13})
 	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := db.System(tn.ID, 0).Users(ctx)
-	if err != nil || len(users) == 0 {
-		t.Fatalf("users: %v", err)
-	}
-	s := db.System(tn.ID, users[0].ID)
-	im, err := importertest.Upload(ctx, s, importertest.Generate(importertest.Options{Rows: 300, Seed: 13}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
-		t.Fatal(err)
-	}
-	runner := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
-	defer runner.Close()
-	if err := runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID}); err != nil {
 		t.Fatal(err)
 	}
 	count := func(model any) int {

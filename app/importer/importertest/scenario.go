@@ -335,6 +335,32 @@ func (sc Scenario) removeLeftovers(ctx context.Context, s store.Scope) (int64, e
 	return n, nil
 }
 
+// ImportCreate is what a run stopped after its create step leaves in the tenant named
+// tenantName: a file of o's rows uploaded and imported in create mode to its end, by a
+// runner of its own, as the tenant's first user. It gives that user's scope, to count
+// with. For the tests of what the next run does about it.
+func ImportCreate(ctx context.Context, db *store.DB, tenantName string, o Options) (store.Scope, error) {
+	tn, err := db.TenantByName(ctx, tenantName)
+	if err != nil {
+		return store.Scope{}, err
+	}
+	users, err := db.System(tn.ID, 0).Users(ctx)
+	if err != nil || len(users) == 0 {
+		return store.Scope{}, fmt.Errorf("the tenant's users: %d (%v)", len(users), err)
+	}
+	s := db.System(tn.ID, users[0].ID)
+	im, err := Upload(ctx, s, Generate(o))
+	if err != nil {
+		return s, err
+	}
+	if _, err := s.QueueImport(ctx, im.ID, im.Mapping, store.ModeCreate, store.MatchEmail); err != nil {
+		return s, err
+	}
+	runner := importer.NewRunner(db, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
+	defer runner.Close()
+	return s, runner.Run(ctx, store.ImportRef{TenantID: tn.ID, ID: im.ID})
+}
+
 // Upload stores a file as an upload does (importer.Inspect, then Scope.CreateImport with
 // the suggested mapping, as POST /v1/api/import/create-import), every column mapped.
 func Upload(ctx context.Context, s store.Scope, data []byte) (*store.Import, error) {
