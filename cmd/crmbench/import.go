@@ -96,8 +96,10 @@ func clearImportLeftovers(ctx context.Context, c config, dbURL, ownerURL string,
 	if err != nil || removed == 0 && imports == 0 {
 		return err
 	}
-	fmt.Fprintf(out, "%d import(s) of an earlier run forgotten\n", imports)
-	return forgetImports(ctx, ownerURL, importTenant)
+	if imports > 0 {
+		fmt.Fprintf(out, "%d import(s) of an earlier run forgotten\n", imports)
+	}
+	return forgetImports(ctx, ownerURL, importTenant) // on PostgreSQL it vacuums what the removal left too
 }
 
 // forgetImports deletes the bench tenant's imports (their files and rows go with them) and
