@@ -189,6 +189,44 @@ func TestScenarioAfterARunStoppedBeforeItsUndo(t *testing.T) {
 	})
 }
 
+// A run stopped after its last undo but before its tidy leaves no lead of its file, but
+// SQLite's search index in a segment a batch (a run below the runner's TidyAfter leaves it
+// so too): the next run merges it before it measures, or every search it times reads each.
+func TestScenarioMergesASearchIndexLeftInSegments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.Open(t, store.SQLite)
+	sc := importertest.Scenario{DB: db, TenantName: "Untidied", Reuse: true, Rows: 300, Seeded: 100, Users: 2, Seed: 5, BatchSize: 100}
+	if race.Enabled {
+		sc.Rows, sc.Seeded, sc.BatchSize = 100, 30, 50
+	}
+	if _, err := sc.Run(ctx); err != nil { // under TidyAfter: no tidy after its steps
+		t.Fatal(err)
+	}
+	segments := func() int {
+		n, err := db.SearchSegments(ctx, store.LeadEntity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := segments(); n <= 1 {
+		t.Fatalf("the run left the search index in %d segment(s): nothing for the next to merge", n)
+	}
+	var log bytes.Buffer
+	sc.Log = &log
+	removed, err := sc.RemoveLeftovers(ctx)
+	if err != nil || removed != 0 {
+		t.Fatalf("removed %d leads (%v), want none", removed, err)
+	}
+	if n := segments(); n != 1 {
+		t.Errorf("the search index is in %d segments after the next run's start, want 1\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "segments merged") {
+		t.Errorf("the run did not say it merged the index:\n%s", log.String())
+	}
+}
+
 // An import's batches in flight need no more than one connection between them: the next
 // batch asks for one only once the batch before holds its own, so a batch waiting for the
 // commit of the one before never holds the connection that one waits for. With a pool of

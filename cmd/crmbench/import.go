@@ -72,8 +72,8 @@ const importTenant = "Import bench"
 
 // clearImportLeftovers puts the import's tenant back as a whole run leaves it, before the
 // engine's first measurement: a run stopped during its import leaves the leads of its file
-// (and on SQLite a search index of a segment a batch, which every search reads), its
-// imports and their journey, and every figure of the next run would carry them (common-word
+// (and on SQLite a search index of a segment a batch, which every search reads, merged
+// again by RemoveLeftovers), its imports and their journey, and every figure of the next run would carry them (common-word
 // searches on SQLite four times slower, docs/PERFORMANCE.md "Fifty-third round"). The leads
 // go as the server's role (dbURL), the imports and journey as the owner (ownerURL).
 func clearImportLeftovers(ctx context.Context, c config, dbURL, ownerURL string, out io.Writer) error {
