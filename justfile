@@ -25,7 +25,8 @@ run: build
     ./bin/crm serve --demo
 
 # Go runs on SQLite and PostgreSQL, then again under the race detector for the packages
-# with background work (CSV imports, the reminder worker, the mail sender, and serve, which starts them).
+# with background work (CSV imports, the reminder worker, the mail sender, and serve, which starts them),
+# and SQLite's mutexes, which the connections of those goroutines share (app/store/sqlitemutex).
 # modernc.org's packages (SQLite's engine, translated from C) are instrumented too. Leaving
 # them out made the SQLite tests four times quicker, but the detector then reported races
 # inside encoding/json's encoder cache in cmd/crm's tests, 3 runs in 18, and none in 18 with
@@ -44,7 +45,7 @@ test: lint typecheck audit build check-postgres
     pkgs=$(go list -f '{{{{if or .TestGoFiles .XTestGoFiles}}{{{{.ImportPath}}{{{{end}}' ./...)
     TEST_DATABASE_URL='{{pg_url}}' go test -count=1 -vet=off -o "$bin/" $pkgs
     FUZZ_BINARIES="$bin" {{just_executable()}} fuzz quick
-    TEST_DATABASE_URL='{{pg_url}}' go test -race -vet=off -count=1 ./app/importer ./app/jobs ./app/mail ./cmd/crm
+    TEST_DATABASE_URL='{{pg_url}}' go test -race -vet=off -count=1 ./app/importer ./app/jobs ./app/mail ./app/store/sqlitemutex ./cmd/crm
     node --test --test-concurrency=1 --test-timeout=180000 e2e/
 
 # Generates the templ files first (vet compiles them; they come out gofmt-clean, so they

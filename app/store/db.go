@@ -21,8 +21,19 @@ import (
 	"github.com/uptrace/bun/migrate"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver
 
+	"crm/app/store/sqlitemutex"
 	migrations "crm/sql"
 )
+
+// SQLite's mutexes are set before anything in the process opens a SQLite database, so a
+// connection's own costs nothing (package sqlitemutex). Should that fail (SQLite in use
+// before this package's variables are initialized), connections keep the driver's
+// serialized mode, slower but as correct, and SQLiteMutexes says why.
+var sqliteMutexErr = sqlitemutex.Install()
+
+// SQLiteMutexes is nil when SQLite's connections run without a mutex of their own
+// (sqlitemutex.Install), else why they keep the driver's.
+func SQLiteMutexes() error { return sqliteMutexErr }
 
 // Dialect names the database engine behind a DB.
 type Dialect string
