@@ -31,7 +31,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// kind tells a mutex SQLite holds a pointer to apart.
+// kind is what a mutex does when SQLite enters it: lock, or nothing.
 type kind int32
 
 const (
@@ -111,8 +111,8 @@ func install() error {
 // code pointer, which for a top-level function lives in read-only data and never moves).
 func cFunc[T any](f T) uintptr { return *(*uintptr)(unsafe.Pointer(&f)) }
 
-// at is the memory at p, an address libc gave (outside Go's heap: the collector neither
-// moves nor frees it), as a T.
+// at is the memory at p as a T: an address libc gave (outside Go's heap, which the
+// collector neither moves nor frees) or one of this package's variables (which never move).
 func at[T any](p uintptr) *T { return *(**T)(unsafe.Pointer(&p)) }
 
 func alloc(tls *libc.TLS, k kind) uintptr {
