@@ -104,3 +104,40 @@ func leaveStoppedRun(t *testing.T, dbURL string) {
 		t.Errorf("clearing did not say what it removed:\n%s", out.String())
 	}
 }
+
+// TestLeftoversClearedAsTheServerOnAFreshDatabase: on a PostgreSQL database seeded but
+// never served, the bench clears what a stopped run left as the server's role before it
+// starts the server. Without appRoleURL's grants the role may read nothing yet ("permission
+// denied for table tenants"), which stopped the first whole run on a new machine.
+func TestLeftoversClearedAsTheServerOnAFreshDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ownerURL := freshPGDatabase(t, "crmbench_fresh")
+	db, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.CreateTenant(ctx, store.NewTenant{DefaultLocale: "en_US", Name: importTenant,
+		AdminEmail: "admin.1@import-bench.test", AdminPassword: "Bench@12345"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := importertest.ImportCreate(ctx, db, importTenant, importertest.Options{Rows: 60, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appURL, err := appRoleURL(ctx, ownerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := clearImportLeftovers(ctx, config{reps: 3, importRows: 60}, appURL, ownerURL, &out); err != nil {
+		t.Fatalf("clear as the server's role: %v\n%s", err, out.String())
+	}
+	if n, err := s.Select((*store.Lead)(nil)).Count(ctx); err != nil || n != 0 {
+		t.Errorf("%d leads of the stopped run's file after clearing, want 0 (%v)\n%s", n, err, out.String())
+	}
+}

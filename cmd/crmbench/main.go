@@ -484,7 +484,10 @@ type server struct {
 const benchAppRole = "crm_bench_app"
 
 // appRoleURL makes sure benchAppRole exists (a plain login role: no superuser, no
-// BYPASSRLS) and returns ownerURL logged in as it.
+// BYPASSRLS) with its rights on the database (migrated by the seed), and returns ownerURL
+// logged in as it. `serve` grants the same rights when it migrates, but the bench works as
+// the server before it starts one (clearImportLeftovers), which on a database never served
+// before the role could not: "permission denied for table tenants".
 func appRoleURL(ctx context.Context, ownerURL string) (string, error) {
 	admin, err := sql.Open("pgx", ownerURL)
 	if err != nil {
@@ -499,6 +502,14 @@ func appRoleURL(ctx context.Context, ownerURL string) (string, error) {
 		if _, err := admin.ExecContext(ctx, "CREATE ROLE "+benchAppRole+" LOGIN NOSUPERUSER NOBYPASSRLS"); err != nil {
 			return "", err
 		}
+	}
+	db, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if err := db.GrantApp(ctx, benchAppRole); err != nil {
+		return "", err
 	}
 	u, err := url.Parse(ownerURL)
 	if err != nil {

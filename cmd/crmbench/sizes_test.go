@@ -3,43 +3,18 @@ package main
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"testing"
-	"time"
 )
 
 // TestPGFreePagesCountsWhatVacuumFreed: a table whose first half was deleted and vacuumed
 // has those pages counted free, and a table just filled has none.
 func TestPGFreePagesCountsWhatVacuumFreed(t *testing.T) {
 	t.Parallel()
-	server := os.Getenv("TEST_DATABASE_URL")
-	if server == "" {
-		t.Skip("TEST_DATABASE_URL is not set: no PostgreSQL to measure")
-	}
 	ctx := context.Background()
-	admin, err := sql.Open("pgx", server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = admin.Close() }) // after the drop below: cleanups run last first
-	name := fmt.Sprintf("crmbench_free_%d_%d", os.Getpid(), time.Now().UnixNano())
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop the test's database: %v", err)
-		}
-	})
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	db, err := sql.Open("pgx", u.String())
+	dbURL := freshPGDatabase(t, "crmbench_free")
+	db, err := sql.Open("pgx", dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
