@@ -137,8 +137,14 @@ func Open(ctx context.Context, url string) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		sqldb := sql.OpenDB(connector)
-		sqldb.SetMaxOpenConns(8)
-		sqldb.SetMaxIdleConns(8)
+		// As many connections as PostgreSQL's pool (4 on two cores), not more: every commit
+		// makes each connection, at its next read, drop its whole memory map of the file
+		// (SQLite's WAL reader sees the change) and fault the pages in again, 10–20 ms of
+		// the kernel's time a connection on a 1.5 GB file. With 8 connections, the one-row
+		// writes of a read load at 500 requests/s held requests for up to half a second
+		// (p99 53–112 ms); with 4, p99 12–16 ms (docs/PERFORMANCE.md, "Sixtieth round").
+		sqldb.SetMaxOpenConns(defaultPoolSize())
+		sqldb.SetMaxIdleConns(defaultPoolSize())
 		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}}
 	}
 	db.callers = newCallerCache()

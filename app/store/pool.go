@@ -13,8 +13,8 @@ import (
 const poolMaxConnsParam = "pool_max_conns"
 
 // defaultPoolSize is how many PostgreSQL connections a process keeps at most unless the URL
-// says otherwise: pgxpool's default, the larger of 4 and the CPUs the process may use.
-// Requests beyond it wait for a connection in the process, which costs nothing, where more
+// says otherwise, and how many SQLite connections always (db.go says why): pgxpool's
+// default, the larger of 4 and the CPUs the process may use. Requests beyond it wait for a connection in the process, which costs nothing, where more
 // connections than the database has cores to run them only take turns on those cores, each
 // new backend paying to fill its caches. With 20 on a machine of 2 cores, a mixed load of
 // 200 requests a second opened all 20 at once and stalled for seconds (p99 1.3–2.2 s);

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -57,5 +58,19 @@ func TestOpenKeepsThePoolSizeOfTheURL(t *testing.T) {
 			t.Errorf("%s: at most %d connections, want %d", url, got, want)
 		}
 		_ = db.Close()
+	}
+}
+
+// TestSQLiteKeepsThePoolSizeOfPostgreSQL: a SQLite database keeps as many connections as
+// PostgreSQL's default pool, each of which pays for a write by rebuilding its memory map.
+func TestSQLiteKeepsThePoolSizeOfPostgreSQL(t *testing.T) {
+	t.Parallel()
+	db, err := Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "pool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got, want := db.bun.DB.Stats().MaxOpenConnections, defaultPoolSize(); got != want {
+		t.Errorf("at most %d SQLite connections, want %d", got, want)
 	}
 }
