@@ -142,7 +142,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		// (SQLite's WAL reader sees the change) and fault the pages in again, 10–20 ms of
 		// the kernel's time a connection on a 1.5 GB file. With 8 connections, the one-row
 		// writes of a read load at 500 requests/s held requests for up to half a second
-		// (p99 53–112 ms); with 4, p99 12–16 ms (docs/PERFORMANCE.md, "Sixtieth round").
+		// (p99 30–112 ms in six runs); with 4, p99 12–16 ms (docs/PERFORMANCE.md,
+		// "Sixtieth round").
 		sqldb.SetMaxOpenConns(defaultPoolSize())
 		sqldb.SetMaxIdleConns(defaultPoolSize())
 		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}}
