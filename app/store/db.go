@@ -139,7 +139,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		sqldb := sql.OpenDB(connector)
 		// As many connections as PostgreSQL's pool (4 on two cores), not more: every commit
 		// makes each connection, at its next read, drop its whole memory map of the file
-		// (SQLite's WAL reader sees the change) and fault the pages in again, 10–20 ms of
+		// (SQLite's WAL reader sees the change) and fault the pages in again, 9–20 ms of
 		// the kernel's time a connection on a 1.5 GB file. With 8 connections, the one-row
 		// writes of a read load at 500 requests/s held requests for up to half a second
 		// (p99 30–112 ms in six runs); with 4, p99 12–16 ms (docs/PERFORMANCE.md,
