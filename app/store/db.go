@@ -144,8 +144,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		// writes of a read load at 500 requests/s held requests for up to half a second
 		// (p99 30–112 ms in six runs); with 4, p99 12–16 ms (docs/PERFORMANCE.md,
 		// "Sixtieth round").
-		sqldb.SetMaxOpenConns(defaultPoolSize())
-		sqldb.SetMaxIdleConns(defaultPoolSize())
+		maxConns := defaultPoolSize()
+		sqldb.SetMaxOpenConns(maxConns)
+		sqldb.SetMaxIdleConns(maxConns)
 		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}}
 	}
 	db.callers = newCallerCache()

@@ -13,13 +13,13 @@ import (
 const poolMaxConnsParam = "pool_max_conns"
 
 // defaultPoolSize is how many PostgreSQL connections a process keeps at most unless the URL
-// says otherwise, and how many SQLite connections always (db.go says why): pgxpool's
-// default, the larger of 4 and the CPUs the process may use. Requests beyond it wait for a connection in the process, which costs nothing, where more
-// connections than the database has cores to run them only take turns on those cores, each
-// new backend paying to fill its caches. With 20 on a machine of 2 cores, a mixed load of
-// 200 requests a second opened all 20 at once and stalled for seconds (p99 1.3–2.2 s);
-// with 4, the same load's p99 was 0.1–0.6 s, the seconds after the start included
-// (docs/PERFORMANCE.md, "Twenty-fifth round").
+// says otherwise, and how many SQLite connections always (db.go says why): pgxpool's default,
+// the larger of 4 and the CPUs the process may use. Requests beyond it wait for a connection in
+// the process, which costs nothing, where more connections than the database has cores to run
+// them only take turns on those cores, each new backend paying to fill its caches. With 20 on a
+// machine of 2 cores, a mixed load of 200 requests a second opened all 20 at once and stalled
+// for seconds (p99 1.3–2.2 s); with 4, the same load's p99 was 0.1–0.6 s, the seconds after the
+// start included (docs/PERFORMANCE.md, "Twenty-fifth round").
 func defaultPoolSize() int { return max(4, runtime.GOMAXPROCS(0)) }
 
 // poolSize takes pool_max_conns out of a PostgreSQL URL: the URL without it, and the pool's
