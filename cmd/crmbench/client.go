@@ -75,6 +75,7 @@ type listAnswer struct {
 			ID           int64  `json:"id"`
 			CustomerName string `json:"customer_name"`
 			CompanyEmail string `json:"company_email"`
+			LeadStageID  *int64 `json:"lead_stage_id"`
 		} `json:"result"`
 		Total int64   `json:"total"`
 		Next  *string `json:"next"`

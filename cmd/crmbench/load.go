@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,9 +27,10 @@ type caller struct {
 	repEmail           string
 	admin, rep         session
 	adminPage, repPage session
-	ids                []int64  // a sample of the tenant's lead ids, in a random order
-	terms              []string // selective search terms (an email's local part)
-	cursors            []string // next-page cursors of several sorts
+	ids                []int64          // a sample of the tenant's lead ids, in a random order
+	stageOf            map[int64]string // each sampled lead's stage id ("" for none)
+	terms              []string         // selective search terms (an email's local part)
+	cursors            []string         // next-page cursors of several sorts
 	masters            map[string][]string
 }
 
@@ -44,6 +46,7 @@ type bench struct {
 	results       []result
 	mixedHeld     int // the mixed load's rate when it kept p99 ≤ 100 ms with no error
 	mixedMeasured bool
+	warmed        bool // the mixed load's warm-up has run
 }
 
 // newBench signs in to the server and samples the data the loads ask for.
@@ -51,7 +54,7 @@ func newBench(ctx context.Context, c config, engine string, srv *server, specs [
 	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, pid: srv.cmd.Process.Pid, out: out}
 	base := b.base
 	for ti, sp := range specs {
-		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0), masters: map[string][]string{}}
+		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0), masters: map[string][]string{}, stageOf: map[int64]string{}}
 		var err error
 		if cl.admin, err = apiLogin(base, sp.admin); err != nil {
 			return nil, err
@@ -65,52 +68,8 @@ func newBench(ctx context.Context, c config, engine string, srv *server, specs [
 		if cl.repPage, err = pageLogin(base, cl.repEmail); err != nil {
 			return nil, err
 		}
-		for _, kind := range []string{"stage", "status"} {
-			var d struct {
-				Data []struct {
-					Value int64 `json:"value"`
-				} `json:"data"`
-			}
-			if err := getJSON(base, "/v1/api/dropdown-lead-"+kind+"-master", cl.admin, &d); err != nil {
-				return nil, err
-			}
-			for _, o := range d.Data {
-				cl.masters[kind] = append(cl.masters[kind], strconv.FormatInt(o.Value, 10))
-			}
-		}
-		// Sample leads across the tenant: a page at several depths of the id order.
-		r := rand.New(rand.NewPCG(uint64(sp.id), 1))
-		for range 10 {
-			var a listAnswer
-			page := 1 + r.IntN(max(c.leads/100, 1))
-			if err := getJSON(base, fmt.Sprintf("%s?limit=100&page=%d", listPath, min(page, 400)), cl.admin, &a); err != nil {
-				return nil, err
-			}
-			for _, l := range a.Data.Result {
-				cl.ids = append(cl.ids, l.ID)
-				if at := strings.IndexByte(l.CompanyEmail, '@'); at > 0 && len(cl.terms) < 200 {
-					cl.terms = append(cl.terms, l.CompanyEmail[:at])
-				}
-			}
-		}
-		r.Shuffle(len(cl.ids), func(i, j int) { cl.ids[i], cl.ids[j] = cl.ids[j], cl.ids[i] })
-		for _, q := range []string{"", "sort=customer_name", "sort=company_name&order=desc", "sort=stage", "sort=created_at",
-			"sort=company_email", "sort=status"} {
-			path := listPath + "?limit=20&" + q
-			for range 5 { // five pages deep
-				var a listAnswer
-				if err := getJSON(base, path, cl.admin, &a); err != nil {
-					return nil, err
-				}
-				if a.Data.Next == nil {
-					break
-				}
-				path = listPath + "?limit=20&" + q + "&after=" + url.QueryEscape(*a.Data.Next)
-				cl.cursors = append(cl.cursors, strings.TrimPrefix(path, listPath))
-			}
-		}
-		if len(cl.ids) == 0 || len(cl.terms) == 0 || len(cl.masters["stage"]) < 2 || len(cl.masters["status"]) == 0 {
-			return nil, fmt.Errorf("tenant %q: too little data to measure (%d leads sampled)", sp.name, len(cl.ids))
+		if err := cl.sample(base, c.leads); err != nil {
+			return nil, err
 		}
 		b.callers = append(b.callers, cl)
 	}
@@ -119,18 +78,79 @@ func newBench(ctx context.Context, c config, engine string, srv *server, specs [
 	// Warm up: the first requests after a start read the indexes from disk.
 	one := b.callers[0]
 	warm := newPicker(1)
-	warm.add(1, []target{{listPath + "?page=1&limit=20", one.admin}})
+	warm.add(1, []target{read(listPath+"?page=1&limit=20", one.admin)})
 	for _, term := range one.terms {
-		warm.add(1, []target{{listPath + "?search=" + url.QueryEscape(term), one.admin}})
+		warm.add(1, []target{read(listPath+"?search="+url.QueryEscape(term), one.admin)})
 	}
 	for _, id := range one.ids {
-		warm.add(1, []target{{viewPath(id), one.admin}})
+		warm.add(1, []target{read(viewPath(id), one.admin)})
 	}
 	attack(ctx, "warm-up", warm.targeter(base), 50, 10*time.Second)
 	return b, nil
 }
 
+// sample asks the server, as the tenant's administrator, for what the loads ask for: the
+// stages and statuses, a sample of the leads (of a tenant of about leads) with their
+// stages and search terms, and next-page cursors of several sorts.
+func (cl *caller) sample(base string, leads int) error {
+	for _, kind := range []string{"stage", "status"} {
+		var d struct {
+			Data []struct {
+				Value int64 `json:"value"`
+			} `json:"data"`
+		}
+		if err := getJSON(base, "/v1/api/dropdown-lead-"+kind+"-master", cl.admin, &d); err != nil {
+			return err
+		}
+		for _, o := range d.Data {
+			cl.masters[kind] = append(cl.masters[kind], strconv.FormatInt(o.Value, 10))
+		}
+	}
+	// Sample leads across the tenant: a page at several depths of the id order.
+	r := rand.New(rand.NewPCG(uint64(cl.spec.id), 1))
+	for range 10 {
+		var a listAnswer
+		page := 1 + r.IntN(max(leads/100, 1))
+		if err := getJSON(base, fmt.Sprintf("%s?limit=100&page=%d", listPath, min(page, 400)), cl.admin, &a); err != nil {
+			return err
+		}
+		for _, l := range a.Data.Result {
+			cl.ids = append(cl.ids, l.ID)
+			if l.LeadStageID != nil {
+				cl.stageOf[l.ID] = strconv.FormatInt(*l.LeadStageID, 10)
+			}
+			if at := strings.IndexByte(l.CompanyEmail, '@'); at > 0 && len(cl.terms) < 200 {
+				cl.terms = append(cl.terms, l.CompanyEmail[:at])
+			}
+		}
+	}
+	r.Shuffle(len(cl.ids), func(i, j int) { cl.ids[i], cl.ids[j] = cl.ids[j], cl.ids[i] })
+	for _, q := range []string{"", "sort=customer_name", "sort=company_name&order=desc", "sort=stage", "sort=created_at",
+		"sort=company_email", "sort=status"} {
+		path := listPath + "?limit=20&" + q
+		for range 5 { // five pages deep
+			var a listAnswer
+			if err := getJSON(base, path, cl.admin, &a); err != nil {
+				return err
+			}
+			if a.Data.Next == nil {
+				break
+			}
+			path = listPath + "?limit=20&" + q + "&after=" + url.QueryEscape(*a.Data.Next)
+			cl.cursors = append(cl.cursors, strings.TrimPrefix(path, listPath))
+		}
+	}
+	if len(cl.ids) == 0 || len(cl.terms) == 0 || len(cl.masters["stage"]) < 2 || len(cl.masters["status"]) == 0 {
+		return fmt.Errorf("tenant %q: too little data to measure (%d leads sampled)", cl.spec.name, len(cl.ids))
+	}
+	return nil
+}
+
 func viewPath(id int64) string { return "/v1/api/lead/view-customer-lead/" + strconv.FormatInt(id, 10) }
+
+func stagePath(id int64) string {
+	return "/v1/api/lead/update-stage-customer-lead/" + strconv.FormatInt(id, 10)
+}
 
 // load runs one fixed-rate load and records it.
 func (b *bench) load(ctx context.Context, name string, p *picker, rate int, d time.Duration, q float64, budget time.Duration, zero bool) result {
@@ -147,13 +167,13 @@ func (b *bench) load(ctx context.Context, name string, p *picker, rate int, d ti
 func (b *bench) rates(ctx context.Context) error {
 	one := b.callers[0]
 	p := newPicker(2)
-	p.add(1, []target{{listPath + "?page=1&limit=20", one.admin}})
+	p.add(1, []target{read(listPath+"?page=1&limit=20", one.admin)})
 	b.load(ctx, "list-customer-lead, page 1", p, 50, b.c.duration, 0.99, 25*time.Millisecond, true)
 
 	p = newPicker(3)
 	var searches []target
 	for _, term := range one.terms {
-		searches = append(searches, target{listPath + "?search=" + url.QueryEscape(term), one.admin})
+		searches = append(searches, read(listPath+"?search="+url.QueryEscape(term), one.admin))
 	}
 	p.add(1, searches)
 	b.load(ctx, "selective search", p, 20, b.c.duration, 0.95, 50*time.Millisecond, true)
@@ -168,7 +188,7 @@ func (b *bench) rates(ctx context.Context) error {
 		res.Body.Close()
 		if res.StatusCode == 200 {
 			p = newPicker(4)
-			p.add(1, []target{{"/leads", one.adminPage}})
+			p.add(1, []target{read("/leads", one.adminPage)})
 			b.load(ctx, "/leads page (HTML)", p, 20, b.c.duration, 0.99, 40*time.Millisecond, true)
 		} else {
 			b.results = append(b.results, result{engine: b.engine, name: "/leads page (HTML)", note: fmt.Sprintf("not measured: GET /leads answered %d", res.StatusCode)})
@@ -182,31 +202,28 @@ func (b *bench) rates(ctx context.Context) error {
 func (b *bench) mixPicker(seed uint64) *picker {
 	p := newPicker(seed)
 	for i, cl := range b.callers {
-		weight := 1
-		if i == 0 {
-			weight = 3 // most traffic on the first tenant
-		}
+		weight := tenantWeight(i)
 		var lists, next, finds, views, own []target
 		for _, q := range []string{"?page=1&limit=20", "?limit=50&sort=customer_name", "?limit=20&sort=stage",
 			"?limit=20&sort=created_at&order=desc", "?limit=100",
 			"?limit=20&stage_id=" + url.QueryEscape("["+strings.Join(cl.masters["stage"][:2], ",")+"]"),
 			"?limit=20&sort=company_name&status_id=" + url.QueryEscape("["+cl.masters["status"][0]+"]")} {
-			lists = append(lists, target{listPath + q, cl.admin})
+			lists = append(lists, read(listPath+q, cl.admin))
 		}
 		for _, cur := range cl.cursors {
-			next = append(next, target{listPath + cur, cl.admin})
+			next = append(next, read(listPath+cur, cl.admin))
 		}
 		for j, term := range cl.terms {
-			finds = append(finds, target{listPath + "?search=" + url.QueryEscape(term), cl.admin})
+			finds = append(finds, read(listPath+"?search="+url.QueryEscape(term), cl.admin))
 			if j%10 == 0 { // some broader searches: a customer's name
-				finds = append(finds, target{listPath + "?search=" + url.QueryEscape(strings.ReplaceAll(strings.TrimRight(term, "0123456789"), ".", " ")), cl.admin})
+				finds = append(finds, read(listPath+"?search="+url.QueryEscape(strings.ReplaceAll(strings.TrimRight(term, "0123456789"), ".", " ")), cl.admin))
 			}
 		}
 		for _, id := range cl.ids {
-			views = append(views, target{viewPath(id), cl.admin})
+			views = append(views, read(viewPath(id), cl.admin))
 		}
-		own = append(own, target{listPath + "?page=1&limit=20", cl.rep}, target{listPath + "?page=1&limit=20&sort=stage", cl.rep},
-			target{listPath + "?search=" + url.QueryEscape(cl.terms[0]), cl.rep}, target{listPath + "?search=sharma", cl.rep})
+		own = append(own, read(listPath+"?page=1&limit=20", cl.rep), read(listPath+"?page=1&limit=20&sort=stage", cl.rep),
+			read(listPath+"?search="+url.QueryEscape(cl.terms[0]), cl.rep), read(listPath+"?search=sharma", cl.rep))
 		// Of every 100 requests: 30 first pages, 15 next pages, 20 searches, 30 views of a
 		// lead, 5 by a sales user ("own" records).
 		p.add(30*weight, lists)
@@ -216,6 +233,14 @@ func (b *bench) mixPicker(seed uint64) *picker {
 		p.add(5*weight, own)
 	}
 	return p
+}
+
+// tenantWeight is the share of the mixed load the i-th tenant gets: most on the first.
+func tenantWeight(i int) int {
+	if i == 0 {
+		return 3
+	}
+	return 1
 }
 
 // The mixed load's budgets: at --rate (200/s) p99 ≤ 50 ms with no error; the highest rate
@@ -259,6 +284,7 @@ func (b *bench) mixed(ctx context.Context) error {
 // disk, p99 in seconds, after which the same load holds p99 under 50 ms
 // (docs/PERFORMANCE.md, "Twenty-seventh round"). The warm-up is reported, not budgeted.
 func (b *bench) warmUp(ctx context.Context, name string) {
+	b.warmed = true
 	p := b.mixPicker(4)
 	slices, last := warmSlices(maxWarmSlices, func() stats {
 		m := attack(ctx, name+", warm-up", p.targeter(b.base), b.c.mixRate, warmSlice)
@@ -324,7 +350,7 @@ func (b *bench) maxRate(ctx context.Context) error {
 	if b.mixedMeasured && b.mixedHeld == 0 {
 		failedAt = b.c.mixRate
 	}
-	if !b.mixedMeasured && b.c.mixRate > 0 {
+	if !b.warmed && b.c.mixRate > 0 {
 		b.warmUp(ctx, "mixed, rate search") // as the mixed case does, which has not run
 	}
 	for i := 0; i < b.c.maxRateSteps && ctx.Err() == nil; i++ {
@@ -351,11 +377,67 @@ func (b *bench) maxRate(ctx context.Context) error {
 	return nil
 }
 
-// target is one request of a load: a path and who asks.
-type target struct {
-	path string
-	s    session
+// stageMovesPer100 is how many lead stage changes the mixed load with writes adds to every
+// 100 of the mixed load's reads.
+const stageMovesPer100 = 5
+
+// writes runs the mixed load with writes at --rate for --mixed: the steady mix and, to
+// every 100 of its requests, stageMovesPer100 stage changes of a sampled lead by its
+// tenant's administrator, as a sales team moving leads along the pipeline. Reported, not
+// budgeted (issue 13's budget is for the reads): what writes cost the reads beside them.
+// On SQLite every commit makes each connection, at its next read, drop its memory map of
+// the file and fault in again what it reads (app/store/db.go), which the read-only mix
+// almost never makes it pay. Every change is a journey entry, a few hundred bytes; the
+// leads stay where the last run moved them.
+func (b *bench) writes(ctx context.Context) error {
+	if b.c.mixed <= 0 || b.c.mixRate <= 0 {
+		return nil
+	}
+	name := fmt.Sprintf("mixed with stage changes (%d to every 100 reads)", stageMovesPer100)
+	if !b.warmed {
+		b.warmUp(ctx, "mixed") // as the mixed case does, which has not run
+	}
+	p := b.mixPicker(6)
+	for i, cl := range b.callers {
+		p.add(stageMovesPer100*tenantWeight(i), stageMoves(cl))
+	}
+	b.load(ctx, name, p, b.c.mixRate, b.c.mixed, 0, 0, true)
+	return nil
 }
+
+// stageMoves are a tenant's stage changes: each moves a sampled lead to the stage after
+// its own in the dropdown's order (round again after the last; the first if it has none
+// the dropdown offers), and a lead picked again moves on again, so every write changes
+// its lead (one target a lead: the sample may hold a lead twice). A body is made when its
+// request is picked, under the picker's lock.
+func stageMoves(cl caller) []target {
+	stages := cl.masters["stage"]
+	ts := make([]target, 0, len(cl.ids))
+	seen := map[int64]bool{}
+	for _, id := range cl.ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		at := slices.Index(stages, cl.stageOf[id])
+		ts = append(ts, target{method: "PATCH", path: stagePath(id), s: cl.admin, body: func() string {
+			at = (at + 1) % len(stages)
+			return `{"lead_stage_id":` + stages[at] + `}`
+		}})
+	}
+	return ts
+}
+
+// target is one request of a load: a method, a path, who asks and, for a write, its JSON
+// body.
+type target struct {
+	method, path string
+	s            session
+	body         func() string // a write's JSON body, made when it is picked; nil for a read
+}
+
+// read is a read of path by s.
+func read(path string, s session) target { return target{method: "GET", path: path, s: s} }
 
 // picker hands out targets, at random by weight, safely from vegeta's workers.
 type picker struct {
@@ -390,8 +472,15 @@ func (p *picker) targeter(base string) vegeta.Targeter {
 			}
 			n -= w
 		}
+		var body []byte
+		if tg.body != nil {
+			body = []byte(tg.body())
+		}
 		p.mu.Unlock()
-		t.Method, t.URL, t.Header = "GET", base+tg.path, tg.s.header.Clone()
+		t.Method, t.URL, t.Header, t.Body = tg.method, base+tg.path, tg.s.header.Clone(), body
+		if body != nil {
+			t.Header.Set("Content-Type", "application/json")
+		}
 		return nil
 	}
 }

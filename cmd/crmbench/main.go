@@ -11,6 +11,7 @@
 //   - mixed and maxrate (load.go): the steady mixed load at --rate (after a warm-up of the
 //     same mix until it holds its budget), then the highest rate that keeps p99 ≤ 100 ms;
 //   - sizes (sizes.go): bytes per million leads;
+//   - writes (load.go): the mixed load with lead stage changes among its reads, reported;
 //   - import: the CSV import (import.go);
 //
 // with the server's SQL statements per request (metrics.go) next to each sequential case.
@@ -89,7 +90,7 @@ type config struct {
 }
 
 // allCases are the parts of a run --cases chooses from.
-var allCases = []string{"rates", "seq", "direct", "mixed", "maxrate", "sizes", "import"}
+var allCases = []string{"rates", "seq", "direct", "mixed", "maxrate", "sizes", "writes", "import"}
 
 // has reports whether the run measures the part.
 func (c config) has(part string) bool { return c.cases[part] }
@@ -343,6 +344,7 @@ func benchEngine(ctx context.Context, c config, engine string, tenants int, out 
 		{"mixed", b.mixed},     // the steady mixed load at --rate
 		{"maxrate", b.maxRate}, // the highest mixed rate with p99 ≤ 100 ms
 		{"sizes", b.sizes},     // bytes per million leads
+		{"writes", b.writes},   // the mixed load with stage changes, after sizes: it writes
 	}
 	for _, st := range steps {
 		if !c.has(st.part) || ctx.Err() != nil {
