@@ -141,3 +141,25 @@ func (tg vegetaTarget) do(t *testing.T) answer {
 	}
 	return answer{res.StatusCode, string(b)}
 }
+
+// A tenant's sample reads pages at several depths, none past the 400th; a small tenant's,
+// its one page.
+func TestSamplePagesSpreadOverTheFirst400(t *testing.T) {
+	t.Parallel()
+	pages := samplePages(1, 1_000_000)
+	distinct := map[int]bool{}
+	for _, p := range pages {
+		if p < 1 || p > 400 {
+			t.Fatalf("page %d of %v", p, pages)
+		}
+		distinct[p] = true
+	}
+	if len(pages) != 10 || len(distinct) < 8 {
+		t.Errorf("pages %v: want 10 at mostly different depths", pages)
+	}
+	for _, p := range samplePages(1, 60) {
+		if p != 1 {
+			t.Errorf("a tenant of 60 leads: page %d", p)
+		}
+	}
+}
