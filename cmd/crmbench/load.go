@@ -413,8 +413,12 @@ func (b *bench) writes(ctx context.Context) error {
 	for i, cl := range b.callers {
 		p.add(stageMovesPer100*tenantWeight(i), stageMoves(cl))
 	}
+	profiled := func() error { return nil }
+	if !b.mixedMeasured { // --server-profile's file is the mixed load's when it ran
+		profiled = b.profileServer(ctx, b.c.mixed)
+	}
 	b.load(ctx, name, p, b.c.mixRate, b.c.mixed, 0, 0, true)
-	return nil
+	return profiled()
 }
 
 // stageMoves are a tenant's stage changes: each moves a sampled lead to the stage after

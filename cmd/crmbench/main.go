@@ -177,7 +177,7 @@ func parseFlags(args []string, getenv func(string) string) (config, error) {
 	fs.IntVar(&c.importRows, "import-rows", importRows, "rows of the CSV import measurement (0: skip it)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write this process's CPU profile to the file (the import runs in this process)")
 	fs.StringVar(&c.serverProf, "server-profile", "",
-		"write the server's CPU profile over the steady mixed load to `PREFIX`-<engine>.pprof")
+		"write the server's CPU profile over the steady mixed load (or, without the mixed case, the mixed load with writes) to `PREFIX`-<engine>.pprof")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
