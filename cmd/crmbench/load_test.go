@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -146,7 +147,7 @@ func (tg vegetaTarget) do(t *testing.T) answer {
 // its one page.
 func TestSamplePagesSpreadOverTheFirst400(t *testing.T) {
 	t.Parallel()
-	pages := samplePages(1, 1_000_000)
+	pages := samplePages(rand.New(rand.NewPCG(1, 1)), 1_000_000)
 	distinct := map[int]bool{}
 	for _, p := range pages {
 		if p < 1 || p > 400 {
@@ -157,7 +158,7 @@ func TestSamplePagesSpreadOverTheFirst400(t *testing.T) {
 	if len(pages) != 10 || len(distinct) < 8 {
 		t.Errorf("pages %v: want 10 at mostly different depths", pages)
 	}
-	for _, p := range samplePages(1, 60) {
+	for _, p := range samplePages(rand.New(rand.NewPCG(1, 1)), 60) {
 		if p != 1 {
 			t.Errorf("a tenant of 60 leads: page %d", p)
 		}
