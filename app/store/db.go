@@ -55,10 +55,6 @@ type DB struct {
 	// samples are the trigrams of each tenant's newest search texts, counted a moment ago
 	// (search_sample.go).
 	samples *trigramSamples
-	// bulk is SQLite's pool for an import's batches and the copy of the write-ahead log
-	// (importTx, walBackfill), apart from the requests' (pool.go says why); nil on
-	// PostgreSQL, whose import runs in the one pool.
-	bulk *bun.DB
 	// backfill copies SQLite's write-ahead log into the file in the background
 	// (wal_backfill.go); nil on PostgreSQL.
 	backfill *walBackfill
@@ -141,20 +137,17 @@ func Open(ctx context.Context, url string) (*DB, error) {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
 		sqldb := sql.OpenDB(connector)
-		maxConns := sqlitePoolSize() // pool.go
+		// As many connections as PostgreSQL's pool (4 on two cores), not more: every commit
+		// makes each connection, at its next read, drop its whole memory map of the file
+		// (SQLite's WAL reader sees the change) and fault the pages in again, 9–20 ms of
+		// the kernel's time a connection on a 1.5 GB file. With 8 connections, the one-row
+		// writes of a read load at 500 requests/s held requests for up to half a second
+		// (p99 30–112 ms in six runs); with 4, p99 12–16 ms (docs/PERFORMANCE.md,
+		// "Sixtieth round").
+		maxConns := defaultPoolSize()
 		sqldb.SetMaxOpenConns(maxConns)
 		sqldb.SetMaxIdleConns(maxConns)
-		bulkConnector, err := newStmtCachingConnector(dsn)
-		if err != nil {
-			_ = sqldb.Close()
-			return nil, fmt.Errorf("open sqlite: %w", err)
-		}
-		bulkdb := sql.OpenDB(bulkConnector)
-		bulkdb.SetMaxOpenConns(sqliteBulkConns)
-		bulkdb.SetMaxIdleConns(sqliteBulkConns)
-		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite,
-			bulk: bun.NewDB(bulkdb, sqlitedialect.New()), backfill: &walBackfill{db: bulkdb}}
-		db.bulk.AddQueryHook(queryHook{})
+		db = &DB{bun: bun.NewDB(sqldb, sqlitedialect.New()), Dialect: SQLite, backfill: &walBackfill{db: sqldb}}
 	}
 	db.callers = newCallerCache()
 	db.estimates = newEstimateCache()
@@ -205,9 +198,6 @@ func (db *DB) Ping(ctx context.Context) error { return db.bun.PingContext(ctx) }
 // Close releases the connections.
 func (db *DB) Close() error {
 	db.backfill.close()
-	if db.bulk != nil {
-		_ = db.bulk.Close()
-	}
 	return db.bun.Close()
 }
 

@@ -136,7 +136,7 @@ func (s Scope) importTx(ctx context.Context, e *Entity, fn func(tx Scope) error)
 			return tx.flushCounts(ctx)
 		})
 	}
-	conn, err := s.db.bulk.Conn(ctx) // apart from the requests' connections (pool.go)
+	conn, err := s.db.bun.Conn(ctx)
 	if err != nil {
 		return err
 	}

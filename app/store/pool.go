@@ -13,31 +13,14 @@ import (
 const poolMaxConnsParam = "pool_max_conns"
 
 // defaultPoolSize is how many PostgreSQL connections a process keeps at most unless the URL
-// says otherwise: pgxpool's default, the larger of 4 and the CPUs the process may use. Requests beyond it wait for a connection in
+// says otherwise, and how many SQLite connections always (db.go says why): pgxpool's default,
+// the larger of 4 and the CPUs the process may use. Requests beyond it wait for a connection in
 // the process, which costs nothing, where more connections than the database has cores to run
 // them only take turns on those cores, each new backend paying to fill its caches. With 20 on a
 // machine of 2 cores, a mixed load of 200 requests a second opened all 20 at once and stalled
 // for seconds (p99 1.3–2.2 s); with 4, the same load's p99 was 0.1–0.6 s, the seconds after the
 // start included (docs/PERFORMANCE.md, "Twenty-fifth round").
 func defaultPoolSize() int { return max(4, runtime.GOMAXPROCS(0)) }
-
-// sqlitePoolSize is how many SQLite connections the requests share: one a core, at least
-// two. SQLite runs in the process, so more connections than cores add no work done at
-// once; and each costs every commit: a connection that finds the write-ahead log changed
-// drops its cache and its whole memory map of the file at its next read, and faults the
-// pages in again. Under a read load with a lead changed for every 20 reads, 36 % of the
-// server's CPU went to those faults; with 2 connections instead of 4 the load's p99 was
-// 54 instead of 96 ms at 300 requests/s and 61 instead of 202 ms at 400/s, and reads
-// alone still reached 1,000/s (docs/PERFORMANCE.md, "Sixty-first round"). With 8, one
-// write a minute already held a read load at 500/s for up to half a second ("Sixtieth
-// round").
-func sqlitePoolSize() int { return max(2, runtime.GOMAXPROCS(0)) }
-
-// sqliteBulkConns is SQLite's pool apart from the requests', for an import: two batches in
-// flight (ApplyImportBatchInTurn) and the copy of the write-ahead log beside them
-// (walBackfill). In the requests' pool they would leave a two-core server's requests no
-// connection while an import runs.
-const sqliteBulkConns = 3
 
 // poolSize takes pool_max_conns out of a PostgreSQL URL: the URL without it, and the pool's
 // size (defaultPoolSize when absent).

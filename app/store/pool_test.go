@@ -3,10 +3,10 @@ package store
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestPoolSizeIsTakenFromTheURL(t *testing.T) {
@@ -61,35 +61,16 @@ func TestOpenKeepsThePoolSizeOfTheURL(t *testing.T) {
 	}
 }
 
-// SQLite's requests share one connection a core, at least two, each of which pays for every
-// commit by faulting its memory map in again; an import's batches run on connections of their
-// own (sqliteBulkConns), so a batch goes ahead while the requests hold every one of theirs.
-// Before, the batches took the requests' connections: this batch waited for its deadline.
-func TestSQLiteImportBatchesHaveConnectionsOfTheirOwn(t *testing.T) {
+// TestSQLiteKeepsThePoolSizeOfPostgreSQL: a SQLite database keeps as many connections as
+// PostgreSQL's default pool, each of which pays for a write by rebuilding its memory map.
+func TestSQLiteKeepsThePoolSizeOfPostgreSQL(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	db, s, _, _ := openImportTestDB(t, SQLite)
-	if got, want := db.bun.DB.Stats().MaxOpenConnections, max(2, runtime.GOMAXPROCS(0)); got != want {
-		t.Errorf("the requests share %d SQLite connections, want %d", got, want)
+	db, err := Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "pool.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := db.bulk.DB.Stats().MaxOpenConnections; got != sqliteBulkConns {
-		t.Errorf("the import has %d SQLite connections, want %d", got, sqliteBulkConns)
-	}
-	for range db.bun.DB.Stats().MaxOpenConnections { // every request connection held
-		c, err := db.bun.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	// The deadline only bounds a failure: a batch that waits for a request's connection
-	// would wait for ever.
-	bounded, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	var one int
-	if err := s.importTx(bounded, LeadEntity, func(tx Scope) error {
-		return tx.idb.NewRaw("SELECT 1").Scan(bounded, &one)
-	}); err != nil || one != 1 {
-		t.Fatalf("an import batch while the requests hold every connection: %d, %v", one, err)
+	defer db.Close()
+	if got, want := db.bun.DB.Stats().MaxOpenConnections, defaultPoolSize(); got != want {
+		t.Errorf("at most %d SQLite connections, want %d", got, want)
 	}
 }
