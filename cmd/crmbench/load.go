@@ -54,7 +54,7 @@ func newBench(ctx context.Context, c config, engine string, srv *server, specs [
 	b := &bench{c: c, engine: engine, base: srv.base, metrics: srv.metrics, pid: srv.cmd.Process.Pid, out: out}
 	base := b.base
 	for ti, sp := range specs {
-		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0), masters: map[string][]string{}, stageOf: map[int64]string{}}
+		cl := caller{spec: sp, repEmail: c.repEmail(ti, 0)}
 		var err error
 		if cl.admin, err = apiLogin(base, sp.admin); err != nil {
 			return nil, err
@@ -93,6 +93,7 @@ func newBench(ctx context.Context, c config, engine string, srv *server, specs [
 // stages and statuses, a sample of the leads (of a tenant of about leads) with their
 // stages and search terms, and next-page cursors of several sorts.
 func (cl *caller) sample(base string, leads int) error {
+	cl.masters, cl.stageOf = map[string][]string{}, map[int64]string{}
 	for _, kind := range []string{"stage", "status"} {
 		var d struct {
 			Data []struct {
